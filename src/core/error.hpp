@@ -1,0 +1,40 @@
+// Errors crossing the core's interface.
+//
+// The core never throws across its interface (rule 4 of DEVELOPERS.md). A
+// failing call returns false or a status and fills an Error: a plain struct
+// with fixed buffers, so that the PostgreSQL glue can copy it into an ereport
+// without any C++ object with a destructor being alive on the stack when the
+// ereport longjmps.
+#pragma once
+#include "pure_cpp.hpp"
+
+#include <cstdarg>
+
+namespace snowflake {
+
+enum class ErrorCode : int {
+    none = 0,
+    invalid_setting,      // a setting's value is malformed or out of its own range
+    layout_no_room,       // the layout cannot carry the current time
+    epoch_in_future,      // the epoch lies after the wall clock
+    invalid_node,         // worker_id / datacenter_id unset or too wide for the layout
+    timestamp_exhausted,  // the timestamp field has run out
+    clock_behind,         // the wall clock is behind beyond what drift and wait allow
+    invalid_id,           // an ID that no layout can have issued (negative)
+    time_out_of_range,    // a time before the epoch or after the layout's end
+};
+
+struct Error {
+    ErrorCode code = ErrorCode::none;
+    char message[320] = {0};
+    char detail[320] = {0};
+    char hint[320] = {0};
+};
+
+// printf-style helpers; they never allocate and they truncate on overflow.
+// Each returns false so that a failing function can `return fail(...)`.
+bool fail(Error *err, ErrorCode code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void set_detail(Error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void set_hint(Error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+}  // namespace snowflake

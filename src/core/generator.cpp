@@ -1,0 +1,121 @@
+#include "generator.hpp"
+
+#include <algorithm>
+
+#include "epoch.hpp"
+
+namespace snowflake {
+
+Attempt try_issue(std::atomic<uint64_t> &floor, const GeneratorParams &params,
+                  int64_t now_unix_ms) {
+    const Layout &layout = params.layout;
+    const int seq_bits = layout.widths().sequence_bits;
+    const int low_bits = seq_bits + layout.node_bits();
+    const uint64_t node_mask = (uint64_t{1} << layout.node_bits()) - 1;
+    const uint64_t seq_mask = (uint64_t{1} << seq_bits) - 1;
+    const auto node = static_cast<uint64_t>(params.node);
+    const int64_t now = now_unix_ms - layout.epoch_unix_ms();
+
+    uint64_t f = floor.load(std::memory_order_acquire);
+    for (;;) {
+        // The smallest ID >= f that carries our node. The node may differ from
+        // the one the floor was made with (worker_id changed on reload); the
+        // ordering still holds because we never go below f.
+        const uint64_t f_ts = f >> low_bits;
+        const uint64_t f_node = (f >> seq_bits) & node_mask;
+        const uint64_t f_seq = f & seq_mask;
+        uint64_t ts = f_ts;
+        uint64_t seq = 0;
+        if (f_node == node) {
+            seq = f_seq;
+        } else if (f_node > node) {
+            ts = f_ts + 1;
+        }
+        // The last issued ID's timestamp; nothing is borrowed while we stay on it.
+        const int64_t last_ts = f == 0 ? -1 : static_cast<int64_t>((f - 1) >> low_bits);
+        if (now > static_cast<int64_t>(ts)) {
+            ts = static_cast<uint64_t>(now);
+            seq = 0;
+        }
+
+        Attempt a;
+        a.timestamp = static_cast<int64_t>(std::min<uint64_t>(ts, uint64_t{1} << 62));
+        if (ts > static_cast<uint64_t>(layout.max_timestamp())) {
+            a.status = AttemptStatus::exhausted;
+            return a;
+        }
+        const auto its = static_cast<int64_t>(ts);
+        if (its > last_ts && its - now > params.max_drift_ms) {
+            a.status = AttemptStatus::must_wait;
+            a.wait_ms = its - params.max_drift_ms - now;
+            a.behind_ms = std::max<int64_t>(last_ts, 0) - now;
+            return a;
+        }
+        const uint64_t id = (ts << low_bits) | (node << seq_bits) | seq;
+        if (floor.compare_exchange_weak(f, id + 1, std::memory_order_acq_rel,
+                                        std::memory_order_acquire)) {
+            a.status = AttemptStatus::issued;
+            a.id = static_cast<int64_t>(id);
+            return a;
+        }
+        // f now holds the floor another caller set; try again from there.
+    }
+}
+
+IssueResult issue(std::atomic<uint64_t> &floor, const GeneratorParams &params, Clock clock,
+                  Sleeper sleeper, WaitBudget *budget, Error *err) {
+    IssueResult result;
+    for (;;) {
+        const int64_t now = clock.now_unix_ms(clock.ctx);
+        const Attempt a = try_issue(floor, params, now);
+        if (a.status == AttemptStatus::issued) {
+            result.status = IssueStatus::issued;
+            result.id = a.id;
+            return result;
+        }
+        if (a.status == AttemptStatus::exhausted) {
+            char end_text[40];
+            format_utc(params.layout.end_unix_ms(), end_text, sizeof end_text);
+            fail(err, ErrorCode::timestamp_exhausted,
+                 "the timestamp field of the ID layout is exhausted");
+            set_detail(err, "The layout's %d timestamp bits end at %s.",
+                       params.layout.timestamp_bits(), end_text);
+            set_hint(err, "No further IDs can be issued with this layout and epoch.");
+            result.status = IssueStatus::failed;
+            return result;
+        }
+        // must_wait. Waiting longer than the budget left cannot help, so fail
+        // at once instead of stalling the caller for nothing.
+        const int64_t left = params.max_wait_ms - budget->waited_ms;
+        if (a.wait_ms > left) {
+            char next_text[40];
+            format_utc(params.layout.epoch_unix_ms() + a.timestamp, next_text, sizeof next_text);
+            fail(err, ErrorCode::clock_behind,
+                 "the wall clock is %lld ms behind the last issued snowflake ID",
+                 static_cast<long long>(a.behind_ms));
+            set_detail(err,
+                       "The next ID needs timestamp %s, %lld ms more than "
+                       "snowflake_id.max_clock_drift = %lld ms ahead of the wall clock; this "
+                       "call waited %lld ms of snowflake_id.max_wait = %lld ms.",
+                       next_text, static_cast<long long>(a.wait_ms),
+                       static_cast<long long>(params.max_drift_ms),
+                       static_cast<long long>(budget->waited_ms),
+                       static_cast<long long>(params.max_wait_ms));
+            set_hint(err,
+                     "Check the server's clock (NTP). Raising snowflake_id.max_clock_drift or "
+                     "snowflake_id.max_wait lets the generator absorb larger steps.");
+            result.status = IssueStatus::failed;
+            return result;
+        }
+        const int64_t nap = std::max<int64_t>(a.wait_ms, 1);
+        const bool keep_going = sleeper.sleep_ms(sleeper.ctx, nap);
+        budget->waited_ms += nap;
+        result.waited_ms += nap;
+        if (!keep_going) {
+            result.status = IssueStatus::interrupted;
+            return result;
+        }
+    }
+}
+
+}  // namespace snowflake

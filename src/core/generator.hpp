@@ -1,0 +1,88 @@
+// The ID generator's state machine.
+//
+// State: one 64-bit word, the *floor* — the smallest ID this server may issue
+// next (last issued ID + 1; 0 before the first). Every issue is one
+// compare-and-swap that raises the floor past the ID it returns, so IDs are
+// unique and strictly increasing across every thread or process that shares
+// the word, whatever their clocks say. The word lives wherever the caller
+// puts it: a test's stack, or PostgreSQL shared memory (std::atomic<uint64_t>
+// is lock-free and address-free on the platforms we build for).
+//
+// The wall clock only decides how far the floor jumps:
+//   N = now - epoch, L = timestamp of the last issued ID.
+//   N > L             -> (N, node, 0)
+//   otherwise         -> (L, node, next sequence)
+//   sequence used up  -> (L + 1, node, 0), borrowing time from the future,
+//                        but only while L + 1 <= N + max_drift.
+// A call that cannot be served within the drift bound waits for the clock,
+// up to max_wait ms in total, and then fails with ErrorCode::clock_behind.
+// The timestamp field running out fails with timestamp_exhausted; it never
+// wraps.
+#pragma once
+#include "pure_cpp.hpp"
+
+#include <atomic>
+#include <cstdint>
+
+#include "error.hpp"
+#include "layout.hpp"
+
+namespace snowflake {
+
+static_assert(std::atomic<uint64_t>::is_always_lock_free,
+              "the generator's word must be lock-free to live in shared memory");
+
+struct GeneratorParams {
+    Layout layout;
+    int64_t node = 0;  // from Layout::make_node
+    int64_t max_drift_ms = 1000;
+    int64_t max_wait_ms = 100;
+};
+
+// One attempt at the current wall-clock reading; never waits.
+enum class AttemptStatus { issued, must_wait, exhausted };
+
+struct Attempt {
+    AttemptStatus status = AttemptStatus::issued;
+    int64_t id = 0;         // issued
+    int64_t wait_ms = 0;    // must_wait: how long until the clock allows the next ID
+    int64_t behind_ms = 0;  // must_wait: last issued timestamp minus the wall clock
+    int64_t timestamp = 0;  // the timestamp the next ID needs (issued, must_wait, exhausted)
+};
+
+Attempt try_issue(std::atomic<uint64_t> &floor, const GeneratorParams &params, int64_t now_unix_ms);
+
+// Callbacks through which the caller lends the generator its clock and its
+// way of sleeping. Plain function pointers: the core owns nothing that would
+// need unwinding, and the PostgreSQL glue's sleeper returns false instead of
+// raising when an interrupt is pending, so that the glue handles it outside
+// the core.
+struct Clock {
+    int64_t (*now_unix_ms)(void *ctx);
+    void *ctx;
+};
+struct Sleeper {
+    bool (*sleep_ms)(void *ctx, int64_t ms);  // false: interrupted, stop now
+    void *ctx;
+};
+
+enum class IssueStatus { issued, interrupted, failed };
+
+// What a call has waited so far. Kept by the caller so that a call resumed
+// after an interrupt does not get a fresh max_wait.
+struct WaitBudget {
+    int64_t waited_ms = 0;
+};
+
+struct IssueResult {
+    IssueStatus status = IssueStatus::issued;
+    int64_t id = 0;
+    int64_t waited_ms = 0;  // how long this call slept, for statistics
+};
+
+// Issues one ID, waiting as the rules above allow. On failure fills err
+// (clock_behind or timestamp_exhausted).
+IssueResult issue(std::atomic<uint64_t> &floor, const GeneratorParams &params, Clock clock,
+                  Sleeper sleeper, WaitBudget *budget, Error *err);
+
+}  // namespace snowflake

@@ -1,0 +1,138 @@
+#include "layout.hpp"
+
+#include "epoch.hpp"
+
+namespace snowflake {
+
+namespace {
+
+bool check_width(const char *setting, int bits, Error *err) {
+    if (bits < 0 || bits > kMaxFieldBits) {
+        fail(err, ErrorCode::invalid_setting, "snowflake_id.%s = %d is out of range", setting,
+             bits);
+        set_hint(err, "Each field width must be between 0 and %d bits.", kMaxFieldBits);
+        return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+bool Layout::make(LayoutWidths w, int64_t epoch_unix_ms, Layout *out, Error *err) {
+    if (!check_width("datacenter_bits", w.datacenter_bits, err) ||
+        !check_width("worker_bits", w.worker_bits, err) ||
+        !check_width("sequence_bits", w.sequence_bits, err)) {
+        return false;
+    }
+    const int timestamp_bits = 63 - w.datacenter_bits - w.worker_bits - w.sequence_bits;
+    if (timestamp_bits < 1) {
+        fail(err, ErrorCode::invalid_setting,
+             "snowflake_id.datacenter_bits (%d) + worker_bits (%d) + sequence_bits (%d) leave no "
+             "bits for the timestamp",
+             w.datacenter_bits, w.worker_bits, w.sequence_bits);
+        set_hint(err, "The three widths must add up to less than 63.");
+        return false;
+    }
+    if (epoch_unix_ms < 0 || epoch_unix_ms > kMaxUnixMs) {
+        fail(err, ErrorCode::invalid_setting, "snowflake_id.epoch = %lld ms is out of range",
+             static_cast<long long>(epoch_unix_ms));
+        return false;
+    }
+    out->widths_ = w;
+    out->epoch_unix_ms_ = epoch_unix_ms;
+    return true;
+}
+
+bool Layout::check_against_clock(int64_t now_unix_ms, Error *err) const {
+    char epoch_text[40];
+    char now_text[40];
+    format_utc(epoch_unix_ms_, epoch_text, sizeof epoch_text);
+    format_utc(now_unix_ms, now_text, sizeof now_text);
+    if (epoch_unix_ms_ > now_unix_ms) {
+        fail(err, ErrorCode::epoch_in_future, "snowflake_id.epoch (%s) is in the future",
+             epoch_text);
+        set_detail(err, "The wall clock reads %s.", now_text);
+        set_hint(err, "Choose an epoch in the past; it must never change once IDs exist.");
+        return false;
+    }
+    if (now_unix_ms - epoch_unix_ms_ > max_timestamp()) {
+        char end_text[40];
+        format_utc(end_unix_ms(), end_text, sizeof end_text);
+        fail(err, ErrorCode::layout_no_room,
+             "the layout leaves %d timestamp bits, which ran out at %s", timestamp_bits(),
+             end_text);
+        set_detail(err,
+                   "63 - snowflake_id.datacenter_bits (%d) - snowflake_id.worker_bits (%d) - "
+                   "snowflake_id.sequence_bits (%d) = %d bits of milliseconds since "
+                   "snowflake_id.epoch (%s); the wall clock reads %s.",
+                   widths_.datacenter_bits, widths_.worker_bits, widths_.sequence_bits,
+                   timestamp_bits(), epoch_text, now_text);
+        set_hint(err, "Give fewer bits to the node and sequence fields, or choose a later epoch.");
+        return false;
+    }
+    return true;
+}
+
+bool Layout::make_node(int64_t datacenter_id, int64_t worker_id, int64_t *node, Error *err) const {
+    if (worker_id < 0) {
+        fail(err, ErrorCode::invalid_node, "snowflake_id.worker_id is not set");
+        set_detail(err,
+                   "Without a worker id that is unique in the cluster, two servers could issue the "
+                   "same ID.");
+        set_hint(err,
+                 "Set snowflake_id.worker_id to a value between 0 and %lld that no other server "
+                 "uses (ALTER SYSTEM SET snowflake_id.worker_id = ...; SELECT pg_reload_conf();).",
+                 static_cast<long long>(max_worker_id()));
+        return false;
+    }
+    if (worker_id > max_worker_id()) {
+        fail(err, ErrorCode::invalid_node,
+             "snowflake_id.worker_id = %lld is out of range for snowflake_id.worker_bits = %d",
+             static_cast<long long>(worker_id), widths_.worker_bits);
+        set_hint(err, "Set snowflake_id.worker_id to a value between 0 and %lld and reload.",
+                 static_cast<long long>(max_worker_id()));
+        return false;
+    }
+    if (datacenter_id < 0 || datacenter_id > max_datacenter_id()) {
+        fail(err, ErrorCode::invalid_node,
+             "snowflake_id.datacenter_id = %lld is out of range for snowflake_id.datacenter_bits = "
+             "%d",
+             static_cast<long long>(datacenter_id), widths_.datacenter_bits);
+        set_hint(err, "Set snowflake_id.datacenter_id to a value between 0 and %lld and reload.",
+                 static_cast<long long>(max_datacenter_id()));
+        return false;
+    }
+    *node = (datacenter_id << widths_.worker_bits) | worker_id;
+    return true;
+}
+
+bool Layout::decode(int64_t id, IdParts *parts, Error *err) const {
+    if (id < 0) {
+        fail(err, ErrorCode::invalid_id, "snowflake ID %lld is negative",
+             static_cast<long long>(id));
+        set_detail(err, "The sign bit of a Snowflake ID is always 0.");
+        return false;
+    }
+    const int seq_bits = widths_.sequence_bits;
+    parts->sequence = id & max_sequence();
+    parts->worker_id = (id >> seq_bits) & max_worker_id();
+    parts->datacenter_id = (id >> (seq_bits + widths_.worker_bits)) & max_datacenter_id();
+    parts->timestamp = id >> (seq_bits + node_bits());
+    return true;
+}
+
+bool Layout::smallest_id_at(int64_t unix_ms, int64_t *id, Error *err) const {
+    if (unix_ms < epoch_unix_ms_ || unix_ms > end_unix_ms()) {
+        char when[40], epoch_text[40], end_text[40];
+        format_utc(unix_ms, when, sizeof when);
+        format_utc(epoch_unix_ms_, epoch_text, sizeof epoch_text);
+        format_utc(end_unix_ms(), end_text, sizeof end_text);
+        fail(err, ErrorCode::time_out_of_range, "time %s is outside the layout's range", when);
+        set_detail(err, "IDs of this layout carry times from %s to %s.", epoch_text, end_text);
+        return false;
+    }
+    *id = compose(unix_ms - epoch_unix_ms_, 0, 0);
+    return true;
+}
+
+}  // namespace snowflake

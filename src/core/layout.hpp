@@ -1,0 +1,82 @@
+// The bit layout of an ID and its epoch.
+//
+//   bit 63        : sign, always 0 so IDs are positive bigints
+//   next T bits   : milliseconds since the epoch, T = 63 - D - W - S
+//   next D bits   : datacenter id  \  together the node:
+//   next W bits   : worker id      /  datacenter_id << W | worker_id
+//   low S bits    : sequence within one millisecond
+//
+// A Layout is validated when it is made and is immutable afterwards; every
+// other function may assume its invariants.
+#pragma once
+#include "pure_cpp.hpp"
+
+#include <cstdint>
+
+#include "error.hpp"
+
+namespace snowflake {
+
+// The decoders return each field as a SQL integer, so no field is wider.
+inline constexpr int kMaxFieldBits = 31;
+
+struct LayoutWidths {
+    int datacenter_bits = 0;
+    int worker_bits = 10;
+    int sequence_bits = 12;
+};
+
+struct IdParts {
+    int64_t timestamp = 0;  // ms since the layout's epoch
+    int64_t datacenter_id = 0;
+    int64_t worker_id = 0;
+    int64_t sequence = 0;
+};
+
+class Layout {
+  public:
+    Layout() = default;  // the default layout with epoch 2020-01-01T00:00:00Z
+
+    // Checks the widths and the epoch; on failure fills err (naming the
+    // setting at fault) and leaves *out untouched.
+    static bool make(LayoutWidths widths, int64_t epoch_unix_ms, Layout *out, Error *err);
+
+    // Checks that the layout can carry `now` and that the epoch is not in
+    // the future: the server refuses to start otherwise.
+    bool check_against_clock(int64_t now_unix_ms, Error *err) const;
+
+    const LayoutWidths &widths() const { return widths_; }
+    int timestamp_bits() const { return 63 - node_bits() - widths_.sequence_bits; }
+    int node_bits() const { return widths_.datacenter_bits + widths_.worker_bits; }
+    int64_t epoch_unix_ms() const { return epoch_unix_ms_; }
+
+    int64_t max_timestamp() const { return (int64_t{1} << timestamp_bits()) - 1; }
+    int64_t max_datacenter_id() const { return (int64_t{1} << widths_.datacenter_bits) - 1; }
+    int64_t max_worker_id() const { return (int64_t{1} << widths_.worker_bits) - 1; }
+    int64_t max_sequence() const { return (int64_t{1} << widths_.sequence_bits) - 1; }
+    // The last instant the timestamp field can carry.
+    int64_t end_unix_ms() const { return epoch_unix_ms_ + max_timestamp(); }
+
+    // Checks worker_id / datacenter_id (negative means "not set") and returns
+    // the node field in *node.
+    bool make_node(int64_t datacenter_id, int64_t worker_id, int64_t *node, Error *err) const;
+
+    // Callers guarantee the ranges (timestamp <= max_timestamp() and so on).
+    int64_t compose(int64_t timestamp, int64_t node, int64_t sequence) const {
+        return (timestamp << (node_bits() + widths_.sequence_bits)) |
+               (node << widths_.sequence_bits) | sequence;
+    }
+
+    // Splits a non-negative ID; fails for a negative one.
+    bool decode(int64_t id, IdParts *parts, Error *err) const;
+
+    // The smallest ID whose timestamp is the millisecond holding unix_ms;
+    // fails for instants before the epoch or after the layout's end.
+    bool smallest_id_at(int64_t unix_ms, int64_t *id, Error *err) const;
+
+  private:
+    LayoutWidths widths_{};
+    int64_t epoch_unix_ms_ = 1577836800000;  // 2020-01-01T00:00:00Z
+};
+
+}  // namespace snowflake

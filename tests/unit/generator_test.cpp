@@ -1,0 +1,306 @@
+#include "core/generator.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
+using snowflake::Attempt;
+using snowflake::AttemptStatus;
+using snowflake::Clock;
+using snowflake::Error;
+using snowflake::ErrorCode;
+using snowflake::GeneratorParams;
+using snowflake::IdParts;
+using snowflake::IssueResult;
+using snowflake::IssueStatus;
+using snowflake::Layout;
+using snowflake::LayoutWidths;
+using snowflake::Sleeper;
+using snowflake::WaitBudget;
+
+namespace {
+
+constexpr int64_t kEpoch = 1577836800000;  // 2020-01-01T00:00:00Z
+
+// A clock that only moves when the test or the fake sleeper moves it.
+struct FakeTime {
+    int64_t now = kEpoch + 1000000;
+    int64_t slept = 0;
+    int sleeps = 0;
+    int interrupt_after = -1;  // sleeps before the sleeper reports an interrupt
+};
+
+int64_t fake_now(void *ctx) {
+    return static_cast<FakeTime *>(ctx)->now;
+}
+
+bool fake_sleep(void *ctx, int64_t ms) {
+    auto *t = static_cast<FakeTime *>(ctx);
+    t->now += ms;
+    t->slept += ms;
+    ++t->sleeps;
+    return t->interrupt_after < 0 || t->sleeps < t->interrupt_after;
+}
+
+GeneratorParams params(int worker_bits = 10, int seq_bits = 12, int64_t node = 7,
+                       int64_t drift = 1000, int64_t wait = 100) {
+    GeneratorParams p;
+    Error err;
+    EXPECT_TRUE(Layout::make(LayoutWidths{0, worker_bits, seq_bits}, kEpoch, &p.layout, &err));
+    p.node = node;
+    p.max_drift_ms = drift;
+    p.max_wait_ms = wait;
+    return p;
+}
+
+class Gen {
+  public:
+    explicit Gen(GeneratorParams p) : p_(p) {}
+    IssueResult next() {
+        WaitBudget budget;
+        return snowflake::issue(floor_, p_, Clock{fake_now, &time_}, Sleeper{fake_sleep, &time_},
+                                &budget, &err_);
+    }
+    int64_t next_id() {
+        IssueResult r = next();
+        EXPECT_EQ(r.status, IssueStatus::issued) << err_.message;
+        return r.id;
+    }
+    IdParts parts(int64_t id) const {
+        IdParts p;
+        Error err;
+        EXPECT_TRUE(p_.layout.decode(id, &p, &err));
+        return p;
+    }
+    int64_t now_ts() const { return time_.now - kEpoch; }
+
+    GeneratorParams p_;
+    std::atomic<uint64_t> floor_{0};
+    FakeTime time_;
+    Error err_;
+};
+
+}  // namespace
+
+TEST(Generator, NewMillisecondStartsAtSequenceZero) {
+    Gen g(params());
+    const int64_t a = g.next_id();
+    EXPECT_EQ(g.parts(a).timestamp, g.now_ts());
+    EXPECT_EQ(g.parts(a).worker_id, 7);
+    EXPECT_EQ(g.parts(a).sequence, 0);
+    EXPECT_EQ(g.parts(g.next_id()).sequence, 1);
+    g.time_.now += 5;
+    const int64_t c = g.next_id();
+    EXPECT_EQ(g.parts(c).timestamp, g.now_ts());
+    EXPECT_EQ(g.parts(c).sequence, 0);
+}
+
+TEST(Generator, SequenceExhaustionBorrowsTheNextMillisecond) {
+    Gen g(params(10, 2));  // 4 IDs per ms
+    int64_t prev = -1;
+    for (int i = 0; i < 12; ++i) {
+        const int64_t id = g.next_id();
+        EXPECT_GT(id, prev);
+        prev = id;
+        EXPECT_EQ(g.parts(id).timestamp, g.now_ts() + i / 4) << i;
+        EXPECT_EQ(g.parts(id).sequence, i % 4) << i;
+    }
+    EXPECT_EQ(g.time_.sleeps, 0) << "borrowing within the drift bound must not wait";
+}
+
+TEST(Generator, BurstBeyondDriftWaitsForTheClock) {
+    Gen g(params(10, 0, 7, /*drift=*/2, /*wait=*/100));  // one ID per ms
+    for (int i = 0; i < 3; ++i) {
+        g.next_id();  // now, now+1, now+2: all within the drift
+    }
+    EXPECT_EQ(g.time_.sleeps, 0);
+    const int64_t before = g.time_.now;
+    const int64_t id = g.next_id();  // needs now+3: waits 1 ms
+    EXPECT_EQ(g.time_.now, before + 1);
+    EXPECT_EQ(g.parts(id).timestamp, g.now_ts() + 2);
+}
+
+TEST(Generator, ClockStepBackWithinDriftIsAbsorbed) {
+    Gen g(params(10, 1, 7, /*drift=*/1000));
+    const int64_t a = g.next_id();
+    g.time_.now -= 500;  // NTP steps the clock back half a second
+    std::vector<int64_t> ids{a};
+    for (int i = 0; i < 20; ++i) {
+        ids.push_back(g.next_id());
+    }
+    EXPECT_TRUE(std::is_sorted(ids.begin(), ids.end()));
+    EXPECT_EQ(std::adjacent_find(ids.begin(), ids.end()), ids.end());
+    EXPECT_EQ(g.time_.sleeps, 0);
+    EXPECT_EQ(g.parts(ids.back()).timestamp, g.parts(a).timestamp + 10);
+}
+
+TEST(Generator, ClockStepBackBeyondDriftFailsAfterTheWaitBound) {
+    Gen g(params(10, 1, 7, /*drift=*/10, /*wait=*/100));
+    const int64_t a = g.next_id();
+    g.next_id();  // sequence of this ms now used up
+    g.time_.now -= 5000;
+    const IssueResult r = g.next();
+    EXPECT_EQ(r.status, IssueStatus::failed);
+    EXPECT_EQ(g.err_.code, ErrorCode::clock_behind);
+    EXPECT_NE(std::string(g.err_.message).find("5000 ms behind"), std::string::npos)
+        << g.err_.message;
+    EXPECT_NE(std::string(g.err_.detail).find("max_wait = 100 ms"), std::string::npos);
+    EXPECT_EQ(g.time_.sleeps, 0) << "a wait longer than max_wait must fail at once";
+    // Nothing was issued: the floor still sits right after the last ID.
+    EXPECT_EQ(g.floor_.load(), static_cast<uint64_t>(a + 2));
+}
+
+TEST(Generator, ShortStepBackBeyondDriftIsWaitedOut) {
+    Gen g(params(10, 0, 7, /*drift=*/10, /*wait=*/100));
+    const int64_t a = g.next_id();
+    g.time_.now -= 60;  // behind by 60 ms: the next ID needs a + 1 ms, 50 ms past the drift
+    const int64_t b = g.next_id();
+    EXPECT_GT(b, a);
+    EXPECT_EQ(g.time_.slept, 51);
+    EXPECT_EQ(g.parts(b).timestamp, g.parts(a).timestamp + 1);
+}
+
+TEST(Generator, WaitBoundCountsEverySleepOfOneCall) {
+    // Every sleep is interrupted; resuming with the same budget must not
+    // restart max_wait.
+    Gen g(params(10, 0, 7, /*drift=*/0, /*wait=*/5));
+    g.next_id();
+    g.time_.now -= 4;  // the next ID needs 5 ms of waiting: allowed
+    g.time_.interrupt_after = 1;
+    WaitBudget budget;
+    Error err;
+    FakeTime stalled = g.time_;
+    // A clock that does not move while "sleeping" would make the call wait
+    // forever without the budget.
+    auto frozen_sleep = +[](void *ctx, int64_t ms) {
+        static_cast<FakeTime *>(ctx)->slept += ms;
+        return false;
+    };
+    int rounds = 0;
+    IssueResult r;
+    do {
+        r = snowflake::issue(g.floor_, g.p_, Clock{fake_now, &stalled},
+                             Sleeper{frozen_sleep, &stalled}, &budget, &err);
+        ++rounds;
+    } while (r.status == IssueStatus::interrupted && rounds < 100);
+    EXPECT_EQ(r.status, IssueStatus::failed);
+    EXPECT_EQ(err.code, ErrorCode::clock_behind);
+    EXPECT_LE(budget.waited_ms, 5);
+    EXPECT_LT(rounds, 100);
+}
+
+TEST(Generator, InterruptedSleepReturnsWithoutIssuing) {
+    Gen g(params(10, 0, 7, /*drift=*/0, /*wait=*/1000));
+    const int64_t a = g.next_id();
+    g.time_.now -= 100;
+    g.time_.interrupt_after = 1;
+    const IssueResult r = g.next();
+    EXPECT_EQ(r.status, IssueStatus::interrupted);
+    EXPECT_EQ(g.floor_.load(), static_cast<uint64_t>(a + 1));
+}
+
+TEST(Generator, TimestampExhaustionFailsAndNeverWraps) {
+    // 63 - 31 - 31 - 0 = 1 timestamp bit: timestamps 0 and 1 only.
+    GeneratorParams p;
+    Error err;
+    ASSERT_TRUE(Layout::make(LayoutWidths{31, 31, 0}, kEpoch, &p.layout, &err));
+    ASSERT_TRUE(p.layout.make_node(0, 0, &p.node, &err));
+    p.max_drift_ms = 1000;
+    Gen g(p);
+    g.time_.now = kEpoch;
+    EXPECT_EQ(g.parts(g.next_id()).timestamp, 0);
+    EXPECT_EQ(g.parts(g.next_id()).timestamp, 1);
+    const IssueResult r = g.next();
+    EXPECT_EQ(r.status, IssueStatus::failed);
+    EXPECT_EQ(g.err_.code, ErrorCode::timestamp_exhausted);
+    g.time_.now = kEpoch + 10;  // the clock past the end: still an error
+    EXPECT_EQ(g.next().status, IssueStatus::failed);
+    EXPECT_EQ(g.err_.code, ErrorCode::timestamp_exhausted);
+}
+
+TEST(Generator, ExhaustionAtTheVeryLastIdOfTheWord) {
+    GeneratorParams p;
+    Error err;
+    ASSERT_TRUE(Layout::make(LayoutWidths{0, 31, 31}, kEpoch, &p.layout, &err));
+    p.node = p.layout.max_worker_id();
+    Gen g(p);
+    g.time_.now = kEpoch + 1;
+    const int64_t max_id = INT64_MAX;
+    g.floor_.store(static_cast<uint64_t>(max_id));  // the next ID is the largest bigint
+    EXPECT_EQ(g.next_id(), max_id);
+    EXPECT_EQ(g.next().status, IssueStatus::failed);
+    EXPECT_EQ(g.err_.code, ErrorCode::timestamp_exhausted);
+}
+
+TEST(Generator, NodeChangeNeverGoesBelowTheFloor) {
+    Gen g(params(10, 12, /*node=*/9));
+    const int64_t a = g.next_id();
+    g.p_.node = 3;  // worker_id lowered on reload within the same millisecond
+    const int64_t b = g.next_id();
+    EXPECT_GT(b, a);
+    EXPECT_EQ(g.parts(b).worker_id, 3);
+    EXPECT_EQ(g.parts(b).timestamp, g.parts(a).timestamp + 1);
+    g.p_.node = 5;  // raised: stays in the same millisecond
+    const int64_t c = g.next_id();
+    EXPECT_GT(c, b);
+    EXPECT_EQ(g.parts(c).timestamp, g.parts(b).timestamp);
+}
+
+TEST(Generator, AttemptBeforeTheEpochMustWait) {
+    GeneratorParams p = params();
+    std::atomic<uint64_t> floor{0};
+    const Attempt a = snowflake::try_issue(floor, p, kEpoch - 5000);
+    EXPECT_EQ(a.status, AttemptStatus::must_wait);
+    EXPECT_EQ(a.wait_ms, 5000 - p.max_drift_ms);
+}
+
+TEST(Generator, ThreadsGetUniqueIncreasingIds) {
+    constexpr int kThreads = 8;
+    constexpr int kPerThread = 50000;
+    GeneratorParams p = params(10, 12, 7, /*drift=*/100000, /*wait=*/1000);
+    std::atomic<uint64_t> floor{0};
+    auto real_now = +[](void *) -> int64_t {
+        using namespace std::chrono;
+        return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+    };
+    auto real_sleep = +[](void *, int64_t ms) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+        return true;
+    };
+    std::vector<std::vector<int64_t>> got(kThreads);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+        threads.emplace_back([&, t] {
+            got[t].reserve(kPerThread);
+            for (int i = 0; i < kPerThread; ++i) {
+                WaitBudget budget;
+                Error err;
+                const IssueResult r = snowflake::issue(floor, p, Clock{real_now, nullptr},
+                                                       Sleeper{real_sleep, nullptr}, &budget, &err);
+                if (r.status != IssueStatus::issued) {
+                    ADD_FAILURE() << err.message;
+                    return;
+                }
+                got[t].push_back(r.id);
+            }
+        });
+    }
+    for (auto &th : threads) {
+        th.join();
+    }
+    std::vector<int64_t> all;
+    for (const auto &ids : got) {
+        ASSERT_EQ(ids.size(), static_cast<size_t>(kPerThread));
+        for (size_t i = 1; i < ids.size(); ++i) {
+            ASSERT_LT(ids[i - 1], ids[i]) << "per-thread order broken";
+        }
+        all.insert(all.end(), ids.begin(), ids.end());
+    }
+    std::sort(all.begin(), all.end());
+    EXPECT_EQ(std::adjacent_find(all.begin(), all.end()), all.end()) << "duplicate ID";
+}
