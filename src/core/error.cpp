@@ -8,7 +8,7 @@ bool fail(Error *err, ErrorCode code, const char *fmt, ...) {
     if (err == nullptr) {
         return false;
     }
-    *err = Error{};
+    *err = Error{};  // value-initialised: every buffer empty
     err->code = code;
     va_list args;
     va_start(args, fmt);

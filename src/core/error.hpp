@@ -24,11 +24,14 @@ enum class ErrorCode : int {
     time_out_of_range,    // a time before the epoch or after the layout's end
 };
 
+// Deliberately without initialisers: the generator's hot path declares one
+// per call and must not pay for zeroing a kilobyte. fail() clears it whole
+// before writing, so every field is defined once a call has failed.
 struct Error {
-    ErrorCode code = ErrorCode::none;
-    char message[320] = {0};
-    char detail[320] = {0};
-    char hint[320] = {0};
+    ErrorCode code;
+    char message[320];
+    char detail[320];
+    char hint[320];
 };
 
 // printf-style helpers; they never allocate and they truncate on overflow.

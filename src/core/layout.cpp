@@ -1,5 +1,7 @@
 #include "layout.hpp"
 
+#include <algorithm>
+
 #include "epoch.hpp"
 
 namespace snowflake {
@@ -40,6 +42,9 @@ bool Layout::make(LayoutWidths w, int64_t epoch_unix_ms, Layout *out, Error *err
     }
     out->widths_ = w;
     out->epoch_unix_ms_ = epoch_unix_ms;
+    const int64_t field_max =
+        timestamp_bits >= 63 ? INT64_MAX : (int64_t{1} << timestamp_bits) - 1;
+    out->max_timestamp_ = std::min(field_max, kMaxUnixMs - epoch_unix_ms);
     return true;
 }
 
@@ -118,6 +123,14 @@ bool Layout::decode(int64_t id, IdParts *parts, Error *err) const {
     parts->worker_id = (id >> seq_bits) & max_worker_id();
     parts->datacenter_id = (id >> (seq_bits + widths_.worker_bits)) & max_datacenter_id();
     parts->timestamp = id >> (seq_bits + node_bits());
+    if (parts->timestamp > max_timestamp_) {
+        char end_text[40];
+        format_utc(end_unix_ms(), end_text, sizeof end_text);
+        fail(err, ErrorCode::time_out_of_range,
+             "snowflake ID %lld carries a timestamp past the layout's end (%s)",
+             static_cast<long long>(id), end_text);
+        return false;
+    }
     return true;
 }
 

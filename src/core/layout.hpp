@@ -50,12 +50,15 @@ class Layout {
     int node_bits() const { return widths_.datacenter_bits + widths_.worker_bits; }
     int64_t epoch_unix_ms() const { return epoch_unix_ms_; }
 
-    int64_t max_timestamp() const { return (int64_t{1} << timestamp_bits()) - 1; }
+    // The largest timestamp the generator may issue: all timestamp bits set,
+    // or 9999-12-31T23:59:59.999Z if that comes first (wide layouts), so that
+    // every issued ID decodes to a timestamptz and no sum overflows.
+    int64_t max_timestamp() const { return max_timestamp_; }
     int64_t max_datacenter_id() const { return (int64_t{1} << widths_.datacenter_bits) - 1; }
     int64_t max_worker_id() const { return (int64_t{1} << widths_.worker_bits) - 1; }
     int64_t max_sequence() const { return (int64_t{1} << widths_.sequence_bits) - 1; }
-    // The last instant the timestamp field can carry.
-    int64_t end_unix_ms() const { return epoch_unix_ms_ + max_timestamp(); }
+    // The last instant the layout can carry.
+    int64_t end_unix_ms() const { return epoch_unix_ms_ + max_timestamp_; }
 
     // Checks worker_id / datacenter_id (negative means "not set") and returns
     // the node field in *node.
@@ -67,7 +70,8 @@ class Layout {
                (node << widths_.sequence_bits) | sequence;
     }
 
-    // Splits a non-negative ID; fails for a negative one.
+    // Splits an ID; fails for a negative one and for one whose timestamp is
+    // past the layout's end.
     bool decode(int64_t id, IdParts *parts, Error *err) const;
 
     // The smallest ID whose timestamp is the millisecond holding unix_ms;
@@ -77,6 +81,7 @@ class Layout {
   private:
     LayoutWidths widths_{};
     int64_t epoch_unix_ms_ = 1577836800000;  // 2020-01-01T00:00:00Z
+    int64_t max_timestamp_ = (int64_t{1} << 41) - 1;
 };
 
 }  // namespace snowflake

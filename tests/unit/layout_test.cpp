@@ -1,4 +1,5 @@
 #include "core/layout.hpp"
+#include "core/epoch.hpp"
 
 #include <gtest/gtest.h>
 
@@ -142,4 +143,19 @@ TEST(Layout, SmallestIdAtBoundsAndOrder) {
     EXPECT_FALSE(layout.smallest_id_at(kEpoch2020 - 1, &id, &err));
     EXPECT_EQ(err.code, ErrorCode::time_out_of_range);
     EXPECT_FALSE(layout.smallest_id_at(layout.end_unix_ms() + 1, &id, &err));
+}
+
+TEST(Layout, WideTimestampFieldEndsIn9999) {
+    const Layout wide = make(0, 0, 1);  // 62 bits of ms would outlast the calendar
+    EXPECT_EQ(wide.timestamp_bits(), 62);
+    EXPECT_EQ(wide.end_unix_ms(), snowflake::kMaxUnixMs);
+    IdParts p;
+    Error err;
+    EXPECT_TRUE(wide.decode(wide.compose(wide.max_timestamp(), 0, 1), &p, &err));
+    EXPECT_FALSE(wide.decode(wide.compose(wide.max_timestamp() + 1, 0, 0), &p, &err));
+    EXPECT_EQ(err.code, ErrorCode::time_out_of_range);
+    EXPECT_NE(std::string(err.message).find("past the layout's end (9999-12-31"),
+              std::string::npos);
+    const Layout whole = make(0, 0, 0);  // 63 bits: the shift must not overflow
+    EXPECT_EQ(whole.end_unix_ms(), snowflake::kMaxUnixMs);
 }

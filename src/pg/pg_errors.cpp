@@ -1,0 +1,44 @@
+// One place that turns core errors into PostgreSQL errors.
+#include "pg_glue.hpp"
+
+extern "C" {
+#include "utils/elog.h"
+}
+
+namespace {
+
+int sqlstate_for(snowflake::ErrorCode code) {
+    using snowflake::ErrorCode;
+    switch (code) {
+        case ErrorCode::invalid_setting:
+        case ErrorCode::layout_no_room:
+        case ErrorCode::epoch_in_future:
+            return ERRCODE_INVALID_PARAMETER_VALUE;
+        case ErrorCode::invalid_node:
+        case ErrorCode::clock_behind:
+            return ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE;
+        case ErrorCode::timestamp_exhausted:
+            // What nextval() raises when a sequence reaches its maximum.
+            return ERRCODE_SEQUENCE_GENERATOR_LIMIT_EXCEEDED;
+        case ErrorCode::invalid_id:
+            return ERRCODE_INVALID_PARAMETER_VALUE;
+        case ErrorCode::time_out_of_range:
+            return ERRCODE_DATETIME_VALUE_OUT_OF_RANGE;
+        case ErrorCode::none:
+            break;
+    }
+    return ERRCODE_INTERNAL_ERROR;
+}
+
+}  // namespace
+
+void sf_report(int elevel, const snowflake::Error &err) {
+    ereport(elevel, (errcode(sqlstate_for(err.code)), errmsg("%s", err.message),
+                     err.detail[0] ? errdetail("%s", err.detail) : 0,
+                     err.hint[0] ? errhint("%s", err.hint) : 0));
+}
+
+void sf_raise(const snowflake::Error &err) {
+    sf_report(ERROR, err);
+    pg_unreachable();
+}

@@ -1,0 +1,61 @@
+// Declarations shared by the PostgreSQL glue files (src/pg/pg_*.cpp).
+//
+// The glue is the only code that includes PostgreSQL headers. Its rules:
+//   1. Core headers and standard headers come first, PostgreSQL's last:
+//      src/core/pure_cpp.hpp refuses to compile otherwise, and PostgreSQL's
+//      port.h redefines snprintf and friends.
+//   2. The extension is built with -fno-exceptions: nothing can throw, so no
+//      C++ exception can reach PostgreSQL.
+//   3. A function that may ereport(ERROR) or CHECK_FOR_INTERRUPTS() keeps
+//      only trivially destructible locals (ints, PODs such as
+//      snowflake::Error), so the longjmp of an ERROR never skips a
+//      destructor. The core calls no PostgreSQL function and owns nothing
+//      that needs unwinding; interrupts come back from it as a status.
+//   4. Core failures arrive as snowflake::Error and leave through
+//      sf_raise(), which maps them to SQLSTATEs in one place.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "core/error.hpp"
+#include "core/generator.hpp"
+#include "core/layout.hpp"
+
+extern "C" {
+#include "postgres.h"
+}
+
+// Settings (see README "Settings"). Plain ints so the GUC machinery can
+// write them; read by the backend that owns them.
+extern int sf_worker_id;
+extern int sf_datacenter_id;
+extern int sf_max_clock_drift_ms;
+extern int sf_max_wait_ms;
+
+// The layout every function of this backend uses. With the library
+// preloaded it is fixed at server start (the layout settings are
+// PGC_POSTMASTER). Without the preload it is read once, when the library is
+// loaded, from the same settings in the server configuration; sf_layout_ok is
+// false then if they are invalid, and sf_layout_error says why.
+extern snowflake::Layout sf_layout;
+extern bool sf_layout_ok;
+extern snowflake::Error sf_layout_error;
+
+// The generator's word in shared memory; nullptr unless the library was
+// loaded through shared_preload_libraries.
+extern std::atomic<uint64_t> *sf_floor;
+
+// _PG_init's parts.
+void sf_load_settings(bool preloading);
+void sf_install_shmem_hooks();
+
+// Raises err as an ERROR (or at `elevel`) with the SQLSTATE for its code.
+[[noreturn]] void sf_raise(const snowflake::Error &err);
+void sf_report(int elevel, const snowflake::Error &err);
+
+// The layout for decoding; raises if the configured layout is invalid.
+const snowflake::Layout &sf_decoding_layout();
+
+// Milliseconds since 1970-01-01 UTC by CLOCK_REALTIME.
+int64_t sf_wall_clock_ms();

@@ -1,0 +1,26 @@
+// The module's entry point.
+#include "pg_glue.hpp"
+
+extern "C" {
+#include "fmgr.h"
+#include "miscadmin.h"
+
+PG_MODULE_MAGIC;
+
+// PG 15's fmgr.h does not declare _PG_init; without C linkage g++ would mangle
+// the name and the server would never call it.
+PGDLLEXPORT void _PG_init(void);
+}
+
+// _PG_init: with shared_preload_libraries, validate and define the settings
+// (a bad layout stops the server) and ask for shared memory. Without it,
+// only read the layout for the decoders: defining PGC_POSTMASTER settings
+// after start-up is FATAL, and snowflake_nextval() explains the missing
+// preload when called.
+void _PG_init(void) {
+    const bool preloading = process_shared_preload_libraries_in_progress;
+    sf_load_settings(preloading);
+    if (preloading) {
+        sf_install_shmem_hooks();
+    }
+}

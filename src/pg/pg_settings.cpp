@@ -1,0 +1,218 @@
+// Settings: reading, validating and defining the snowflake_id.* parameters.
+//
+// PostgreSQL only logs a WARNING and keeps the boot value when a preloaded
+// library rejects a value from postgresql.conf at start-up. For the layout
+// that would mean IDs in a layout the operator never asked for. So before any
+// parameter is defined, the raw text the configuration holds for it (still a
+// placeholder then) is parsed and checked here; a bad value stops the server
+// with a FATAL naming the setting. The definitions that follow can then no
+// longer reject anything, and we verify that they did not.
+#include <cinttypes>
+#include <climits>
+#include <cstdio>
+#include <ctime>
+
+#include "core/epoch.hpp"
+#include "pg_glue.hpp"
+
+extern "C" {
+#include "miscadmin.h"
+#include "utils/guc.h"
+}
+
+int sf_worker_id = -1;
+int sf_datacenter_id = 0;
+int sf_max_clock_drift_ms = 1000;
+int sf_max_wait_ms = 100;
+
+snowflake::Layout sf_layout;
+bool sf_layout_ok = true;
+snowflake::Error sf_layout_error;
+
+namespace {
+
+int sf_worker_bits = 10;
+int sf_datacenter_bits = 0;
+int sf_sequence_bits = 12;
+char *sf_epoch_text = nullptr;
+
+constexpr const char *kDefaultEpoch = "2020-01-01T00:00:00Z";
+constexpr int64_t kWarnYearsLeft = 5;
+
+struct IntSetting {
+    const char *name;
+    int *value;
+    int boot;
+    int min;
+    int max;
+    int flags;
+    bool layout;  // PGC_POSTMASTER; the others reload with SIGHUP
+    const char *description;
+};
+
+const IntSetting kIntSettings[] = {
+    {"worker_id", &sf_worker_id, -1, -1, INT_MAX, 0, false,
+     "Worker id placed in every ID; -1 means not set, and snowflake_nextval() refuses to run."},
+    {"datacenter_id", &sf_datacenter_id, 0, 0, INT_MAX, 0, false,
+     "Datacenter id placed in every ID, above the worker id."},
+    {"worker_bits", &sf_worker_bits, 10, 0, snowflake::kMaxFieldBits, 0, true,
+     "Width of the worker id field."},
+    {"datacenter_bits", &sf_datacenter_bits, 0, 0, snowflake::kMaxFieldBits, 0, true,
+     "Width of the datacenter id field."},
+    {"sequence_bits", &sf_sequence_bits, 12, 0, snowflake::kMaxFieldBits, 0, true,
+     "Width of the per-millisecond sequence field."},
+    {"max_clock_drift", &sf_max_clock_drift_ms, 1000, 0, INT_MAX, GUC_UNIT_MS, false,
+     "How far IDs may run ahead of the wall clock (bursts, clock steps back)."},
+    {"max_wait", &sf_max_wait_ms, 100, 0, INT_MAX, GUC_UNIT_MS, false,
+     "How long one call may wait for the clock before raising an error."},
+};
+constexpr int kIntSettingCount = sizeof kIntSettings / sizeof kIntSettings[0];
+
+const char *raw_value(const char *name) {
+    char full[64];
+    snprintf(full, sizeof full, "snowflake_id.%s", name);
+    return GetConfigOption(full, true, false);
+}
+
+bool read_int(const IntSetting &s, int *out, snowflake::Error *err) {
+    const char *raw = raw_value(s.name);
+    if (raw == nullptr) {
+        *out = s.boot;
+        return true;
+    }
+    int v = 0;
+    const char *hint = nullptr;
+    if (!parse_int(raw, &v, s.flags, &hint)) {
+        snowflake::fail(err, snowflake::ErrorCode::invalid_setting,
+                        "invalid value for parameter \"snowflake_id.%s\": \"%s\"", s.name, raw);
+        snowflake::set_hint(err, "%s", hint != nullptr ? hint : "Expected an integer.");
+        return false;
+    }
+    if (v < s.min || v > s.max) {
+        snowflake::fail(err, snowflake::ErrorCode::invalid_setting,
+                        "%d is outside the valid range for parameter \"snowflake_id.%s\" (%d .. %d)",
+                        v, s.name, s.min, s.max);
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+// Reads every setting from the configuration's raw text into *values and
+// builds the layout; false and *err on the first bad value.
+bool read_all(int values[kIntSettingCount], snowflake::Layout *layout, snowflake::Error *err) {
+    for (int i = 0; i < kIntSettingCount; ++i) {
+        if (!read_int(kIntSettings[i], &values[i], err)) {
+            return false;
+        }
+    }
+    const char *epoch_raw = raw_value("epoch");
+    int64_t epoch_ms = 0;
+    if (!snowflake::parse_epoch(epoch_raw != nullptr ? epoch_raw : kDefaultEpoch, &epoch_ms, err)) {
+        // The parser names the text; say which setting it came from.
+        char message[sizeof err->message];
+        snprintf(message, sizeof message, "snowflake_id.epoch: %s", err->message);
+        snprintf(err->message, sizeof err->message, "%s", message);
+        return false;
+    }
+    const snowflake::LayoutWidths widths{values[3], values[2], values[4]};
+    return snowflake::Layout::make(widths, epoch_ms, layout, err);
+}
+
+void define_settings() {
+    for (const IntSetting &s : kIntSettings) {
+        char full[64];
+        snprintf(full, sizeof full, "snowflake_id.%s", s.name);
+        DefineCustomIntVariable(strdup(full), s.description, nullptr, s.value, s.boot, s.min, s.max,
+                                s.layout ? PGC_POSTMASTER : PGC_SIGHUP, s.flags, nullptr, nullptr,
+                                nullptr);
+    }
+    DefineCustomStringVariable("snowflake_id.epoch",
+                               "Instant from which ID timestamps count, ISO-8601 or ms since 1970.",
+                               nullptr, &sf_epoch_text, kDefaultEpoch, PGC_POSTMASTER, 0, nullptr,
+                               nullptr, nullptr);
+    MarkGUCPrefixReserved("snowflake_id");
+}
+
+// Messages the postmaster logs once at start.
+void log_startup(const snowflake::Layout &layout, int64_t now_ms) {
+    char epoch_text[40], end_text[40];
+    snowflake::format_utc(layout.epoch_unix_ms(), epoch_text, sizeof epoch_text);
+    snowflake::format_utc(layout.end_unix_ms(), end_text, sizeof end_text);
+    const auto &w = layout.widths();
+    ereport(LOG, (errmsg("snowflake_id: layout of %d timestamp, %d datacenter, %d worker and %d "
+                         "sequence bits from epoch %s; IDs run out at %s",
+                         layout.timestamp_bits(), w.datacenter_bits, w.worker_bits,
+                         w.sequence_bits, epoch_text, end_text)));
+    const int64_t ms_left = layout.end_unix_ms() - now_ms;
+    const int64_t kYearMs = INT64_C(31556952000);  // mean Gregorian year
+    if (ms_left < kWarnYearsLeft * kYearMs) {
+        ereport(WARNING,
+                (errmsg("snowflake_id: the layout's timestamp field runs out at %s, in less than "
+                        "%d years",
+                        end_text, static_cast<int>(kWarnYearsLeft)),
+                 errdetail("After that snowflake_nextval() raises an error; IDs never wrap."),
+                 errhint("Plan a layout with more timestamp bits or a later epoch, and see "
+                         "the README on changing the layout.")));
+    }
+    int64_t node = 0;
+    snowflake::Error err;
+    if (!layout.make_node(sf_datacenter_id, sf_worker_id, &node, &err)) {
+        snprintf(err.detail, sizeof err.detail, "%s",
+                      "snowflake_nextval() raises an error until this is fixed.");
+        sf_report(WARNING, err);
+    }
+}
+
+}  // namespace
+
+int64_t sf_wall_clock_ms() {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+}
+
+void sf_load_settings(bool preloading) {
+    int values[kIntSettingCount];
+    snowflake::Layout layout;
+    snowflake::Error err;
+    bool ok = read_all(values, &layout, &err);
+    const int64_t now_ms = sf_wall_clock_ms();
+    if (!preloading) {
+        // Only the decoders run without the preload; they report the error.
+        sf_layout_ok = ok;
+        if (ok) {
+            sf_layout = layout;
+        } else {
+            sf_layout_error = err;
+        }
+        return;
+    }
+    if (ok) {
+        ok = layout.check_against_clock(now_ms, &err);
+    }
+    if (!ok) {
+        sf_report(FATAL, err);
+    }
+    define_settings();
+    for (int i = 0; i < kIntSettingCount; ++i) {
+        if (*kIntSettings[i].value != values[i]) {
+            ereport(FATAL, (errmsg("snowflake_id.%s was not taken from the configuration",
+                                   kIntSettings[i].name),
+                            errdetail("Validated %d, but the server holds %d.", values[i],
+                                      *kIntSettings[i].value)));
+        }
+    }
+    sf_layout = layout;
+    sf_layout_ok = true;
+    if (!IsUnderPostmaster) {
+        log_startup(layout, now_ms);
+    }
+}
+
+const snowflake::Layout &sf_decoding_layout() {
+    if (!sf_layout_ok) {
+        sf_raise(sf_layout_error);
+    }
+    return sf_layout;
+}

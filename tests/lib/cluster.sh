@@ -1,0 +1,174 @@
+# Throwaway PostgreSQL servers for snowflake_id's tests, demo and benchmark.
+#
+# Source this file, then:
+#   sf_init_workspace            make $SF_WORK (a temp dir the server account can read)
+#   sf_stage                     build and install the extension into a private copy of
+#                                the server under $SF_WORK/stage (nothing under /usr changes)
+#   sf_new NAME [CONF_LINE...]   initdb a cluster NAME with the extension preloaded
+#   sf_start NAME / sf_stop NAME
+#   sf_psql NAME [psql args]     psql as the superuser, unaligned, tuples only, stop on error
+#
+# PostgreSQL refuses to run initdb or the server as root. As root the servers run as
+# Debian's `postgres` account, in directories it owns; otherwise as the caller.
+# Servers listen on a unix socket in their own directory only (listen_addresses = ''),
+# so no TCP port is used and the fixed port number only names the socket file.
+# sf_cleanup (installed as an EXIT trap by sf_init_workspace) stops every server
+# this shell started, also when a test fails.
+
+set -o pipefail
+
+SF_ROOT=${SF_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+SF_PG_CONFIG=${PG_CONFIG:-pg_config}
+SF_PGBIN=$($SF_PG_CONFIG --bindir)
+SF_PORT=5432
+SF_STARTED=()
+
+if [ "$(id -u)" = 0 ]; then
+    SF_SERVER_USER=postgres
+    sf_as_server() { runuser -u postgres -- "$@"; }
+else
+    SF_SERVER_USER=$(id -un)
+    sf_as_server() { "$@"; }
+fi
+
+sf_log() { printf '%s\n' "$*" >&2; }
+sf_die() { sf_log "FAIL: $*"; exit 1; }
+
+sf_init_workspace() {
+    SF_WORK=$(mktemp -d "${TMPDIR:-/tmp}/snowflake_id.XXXXXX")
+    chmod 755 "$SF_WORK"
+    if [ "$(id -u)" = 0 ]; then
+        chown postgres: "$SF_WORK"
+    fi
+    trap sf_cleanup EXIT
+    trap 'exit 130' INT TERM
+}
+
+sf_cleanup() {
+    local rc=$? name
+    for name in "${SF_STARTED[@]}"; do
+        if [ -f "$SF_WORK/$name/data/postmaster.pid" ]; then
+            sf_as_server "$SF_STAGE_BIN/pg_ctl" -D "$SF_WORK/$name/data" -m immediate -w stop \
+                >/dev/null 2>&1 || true
+        fi
+    done
+    if [ "$rc" != 0 ] && [ -z "${SF_KEEP_WORK:-}" ]; then
+        for name in "${SF_STARTED[@]}"; do
+            if [ -f "$SF_WORK/$name/server.log" ]; then
+                sf_log "--- last lines of $name/server.log"
+                tail -n 20 "$SF_WORK/$name/server.log" >&2
+            fi
+        done
+    fi
+    if [ -z "${SF_KEEP_WORK:-}" ]; then
+        rm -rf "$SF_WORK"
+    fi
+    return "$rc"
+}
+
+# Builds the extension and installs it into $SF_WORK/stage: a copy of the server's
+# binaries whose share and lib directories (found relative to the binary) hold
+# symlinks to the system's files plus the extension's own.
+sf_stage() {
+    local sharedir pkglibdir stage_share stage_lib f
+    sharedir=$($SF_PG_CONFIG --sharedir)
+    pkglibdir=$($SF_PG_CONFIG --pkglibdir)
+    SF_STAGE=$SF_WORK/stage
+    SF_STAGE_BIN=$SF_STAGE$SF_PGBIN
+    stage_share=$SF_STAGE$sharedir
+    stage_lib=$SF_STAGE$pkglibdir
+    make -s -C "$SF_ROOT" >/dev/null || sf_die "build failed"
+    make -s -C "$SF_ROOT" install DESTDIR="$SF_STAGE" >/dev/null || sf_die "staged install failed"
+    mkdir -p "$SF_STAGE_BIN"
+    for f in postgres initdb pg_ctl pg_basebackup; do
+        cp "$SF_PGBIN/$f" "$SF_STAGE_BIN/$f"
+    done
+    for f in "$sharedir"/* "$sharedir"/extension/*; do
+        [ -e "$stage_share/${f#"$sharedir"/}" ] || ln -s "$f" "$stage_share/${f#"$sharedir"/}"
+    done
+    for f in "$pkglibdir"/*; do
+        [ -e "$stage_lib/$(basename "$f")" ] || ln -s "$f" "$stage_lib/$(basename "$f")"
+    done
+    chmod -R a+rX "$SF_STAGE"
+}
+
+sf_datadir() { printf '%s/%s/data' "$SF_WORK" "$1"; }
+sf_sockdir() { printf '%s/%s' "$SF_WORK" "$1"; }
+
+# sf_new NAME [CONF_LINE...]: a new cluster with the extension preloaded. Pass
+# "preload=no" as the first line to leave it out of shared_preload_libraries.
+sf_new() {
+    local name=$1 dir line preload=yes
+    shift
+    if [ "${1:-}" = preload=no ]; then
+        preload=no
+        shift
+    fi
+    dir=$SF_WORK/$name
+    mkdir -p "$dir"
+    [ "$(id -u)" = 0 ] && chown postgres: "$dir"
+    sf_as_server "$SF_STAGE_BIN/initdb" -D "$dir/data" -U postgres -A trust --no-sync \
+        >"$dir/initdb.log" 2>&1 || { cat "$dir/initdb.log" >&2; sf_die "initdb $name failed"; }
+    {
+        echo "listen_addresses = ''"
+        echo "unix_socket_directories = '$dir'"
+        echo "port = $SF_PORT"
+        echo "fsync = off"
+        echo "max_connections = 40"
+        [ "$preload" = yes ] && echo "shared_preload_libraries = 'snowflake_id'"
+        for line in "$@"; do echo "$line"; done
+    } | sf_as_server tee -a "$dir/data/postgresql.conf" >/dev/null
+}
+
+# Appends lines to a cluster's postgresql.conf.
+sf_conf() {
+    local name=$1 line
+    shift
+    for line in "$@"; do echo "$line"; done |
+        sf_as_server tee -a "$(sf_datadir "$name")/postgresql.conf" >/dev/null
+}
+
+# sf_start NAME: returns pg_ctl's status (a test of start-up failure checks it).
+sf_start() {
+    local name=$1
+    SF_STARTED+=("$name")
+    sf_as_server "$SF_STAGE_BIN/pg_ctl" -D "$(sf_datadir "$name")" -l "$SF_WORK/$name/server.log" \
+        -w -t 60 start >/dev/null 2>&1
+}
+
+sf_stop() {
+    local name=$1 mode=${2:-fast}
+    sf_as_server "$SF_STAGE_BIN/pg_ctl" -D "$(sf_datadir "$name")" -m "$mode" -w stop >/dev/null
+}
+
+sf_server_log() { cat "$SF_WORK/$1/server.log"; }
+
+sf_psql() {
+    local name=$1
+    shift
+    "$SF_PGBIN/psql" -h "$(sf_sockdir "$name")" -p "$SF_PORT" -U postgres -d postgres \
+        -X -A -t -q -v ON_ERROR_STOP=1 "$@"
+}
+
+# sf_connstr NAME: for tools that take a connection string.
+sf_connstr() { printf 'host=%s port=%s user=postgres dbname=postgres' "$(sf_sockdir "$1")" "$SF_PORT"; }
+
+# A file under $SF_WORK that the server account may write (COPY ... TO a file).
+sf_shared_file() {
+    local f=$SF_WORK/$1
+    : >"$f"
+    chmod 666 "$f"
+    printf '%s' "$f"
+}
+
+# Assertion helpers: each prints what it checked.
+sf_expect_eq() {
+    local what=$1 want=$2 got=$3
+    [ "$want" = "$got" ] || sf_die "$what: expected [$want], got [$got]"
+    sf_log "ok: $what"
+}
+sf_expect_match() {
+    local what=$1 pattern=$2 text=$3
+    printf '%s' "$text" | grep -Eq -- "$pattern" || sf_die "$what: no match for /$pattern/ in: $text"
+    sf_log "ok: $what"
+}
