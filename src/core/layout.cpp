@@ -42,8 +42,7 @@ bool Layout::make(LayoutWidths w, int64_t epoch_unix_ms, Layout *out, Error *err
     }
     out->widths_ = w;
     out->epoch_unix_ms_ = epoch_unix_ms;
-    const int64_t field_max =
-        timestamp_bits >= 63 ? INT64_MAX : (int64_t{1} << timestamp_bits) - 1;
+    const int64_t field_max = timestamp_bits >= 63 ? INT64_MAX : (int64_t{1} << timestamp_bits) - 1;
     out->max_timestamp_ = std::min(field_max, kMaxUnixMs - epoch_unix_ms);
     return true;
 }
@@ -116,6 +115,7 @@ bool Layout::decode(int64_t id, IdParts *parts, Error *err) const {
         fail(err, ErrorCode::invalid_id, "snowflake ID %lld is negative",
              static_cast<long long>(id));
         set_detail(err, "The sign bit of a Snowflake ID is always 0.");
+        set_hint(err, "Pass an ID made by a Snowflake generator; they are positive bigints.");
         return false;
     }
     const int seq_bits = widths_.sequence_bits;
@@ -129,6 +129,7 @@ bool Layout::decode(int64_t id, IdParts *parts, Error *err) const {
         fail(err, ErrorCode::time_out_of_range,
              "snowflake ID %lld carries a timestamp past the layout's end (%s)",
              static_cast<long long>(id), end_text);
+        set_hint(err, "The ID was not made with this server's layout and epoch.");
         return false;
     }
     return true;
@@ -142,6 +143,7 @@ bool Layout::smallest_id_at(int64_t unix_ms, int64_t *id, Error *err) const {
         format_utc(end_unix_ms(), end_text, sizeof end_text);
         fail(err, ErrorCode::time_out_of_range, "time %s is outside the layout's range", when);
         set_detail(err, "IDs of this layout carry times from %s to %s.", epoch_text, end_text);
+        set_hint(err, "Keep the time inside that range, e.g. greatest(t, snowflake_timestamp(0)).");
         return false;
     }
     *id = compose(unix_ms - epoch_unix_ms_, 0, 0);

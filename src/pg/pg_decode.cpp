@@ -67,7 +67,9 @@ extern "C" Datum snowflake_from_timestamp(PG_FUNCTION_ARGS) {
                         errmsg("time %s is outside the layout's range",
                                TIMESTAMP_IS_NOBEGIN(ts) ? "-infinity" : "infinity"),
                         errdetail("Only finite times between snowflake_id.epoch and the "
-                                  "layout's end map to IDs.")));
+                                  "layout's end map to IDs."),
+                        errhint("Keep the time inside that range, e.g. "
+                                "greatest(t, snowflake_timestamp(0)).")));
     }
     // Round down to the millisecond: IDs carry whole milliseconds, and the ID
     // for the millisecond holding ts bounds every ID made at or after ts.

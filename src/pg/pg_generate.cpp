@@ -13,27 +13,28 @@ PG_FUNCTION_INFO_V1(snowflake_nextval);
 
 namespace {
 
-int64_t wall_clock(void *) { return sf_wall_clock_ms(); }
+int64_t wall_clock(void *) {
+    return sf_wall_clock_ms();
+}
 
 // Sleeps on the latch so that a cancel or statement_timeout wakes us at
 // once. Returns false when an interrupt is pending: the core then returns,
 // and the caller runs CHECK_FOR_INTERRUPTS() outside any core frame.
 bool sleep_on_latch(void *, int64_t ms) {
-    (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-                    static_cast<long>(ms), PG_WAIT_EXTENSION);
+    (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, static_cast<long>(ms),
+                    PG_WAIT_EXTENSION);
     ResetLatch(MyLatch);
     return !InterruptPending;
 }
 
 [[noreturn]] void raise_not_preloaded() {
-    ereport(ERROR,
-            (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-             errmsg("snowflake_id must be loaded via shared_preload_libraries"),
-             errdetail("snowflake_nextval() keeps its state in shared memory, which only a "
-                       "preloaded library has. The decoding functions work without it."),
-             errhint("Add snowflake_id to shared_preload_libraries in postgresql.conf "
-                     "(ALTER SYSTEM SET shared_preload_libraries = 'snowflake_id'), set "
-                     "snowflake_id.worker_id, and restart the server.")));
+    ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                    errmsg("snowflake_id must be loaded via shared_preload_libraries"),
+                    errdetail("snowflake_nextval() keeps its state in shared memory, which only a "
+                              "preloaded library has. The decoding functions work without it."),
+                    errhint("Add snowflake_id to shared_preload_libraries in postgresql.conf "
+                            "(ALTER SYSTEM SET shared_preload_libraries = 'snowflake_id'), set "
+                            "snowflake_id.worker_id, and restart the server.")));
     pg_unreachable();
 }
 

@@ -89,9 +89,10 @@ bool read_int(const IntSetting &s, int *out, snowflake::Error *err) {
         return false;
     }
     if (v < s.min || v > s.max) {
-        snowflake::fail(err, snowflake::ErrorCode::invalid_setting,
-                        "%d is outside the valid range for parameter \"snowflake_id.%s\" (%d .. %d)",
-                        v, s.name, s.min, s.max);
+        snowflake::fail(
+            err, snowflake::ErrorCode::invalid_setting,
+            "%d is outside the valid range for parameter \"snowflake_id.%s\" (%d .. %d)", v, s.name,
+            s.min, s.max);
         return false;
     }
     *out = v;
@@ -127,10 +128,9 @@ void define_settings() {
                                 s.layout ? PGC_POSTMASTER : PGC_SIGHUP, s.flags, nullptr, nullptr,
                                 nullptr);
     }
-    DefineCustomStringVariable("snowflake_id.epoch",
-                               "Instant from which ID timestamps count, ISO-8601 or ms since 1970.",
-                               nullptr, &sf_epoch_text, kDefaultEpoch, PGC_POSTMASTER, 0, nullptr,
-                               nullptr, nullptr);
+    DefineCustomStringVariable(
+        "snowflake_id.epoch", "Instant from which ID timestamps count, ISO-8601 or ms since 1970.",
+        nullptr, &sf_epoch_text, kDefaultEpoch, PGC_POSTMASTER, 0, nullptr, nullptr, nullptr);
     MarkGUCPrefixReserved("snowflake_id");
 }
 
@@ -142,8 +142,8 @@ void log_startup(const snowflake::Layout &layout, int64_t now_ms) {
     const auto &w = layout.widths();
     ereport(LOG, (errmsg("snowflake_id: layout of %d timestamp, %d datacenter, %d worker and %d "
                          "sequence bits from epoch %s; IDs run out at %s",
-                         layout.timestamp_bits(), w.datacenter_bits, w.worker_bits,
-                         w.sequence_bits, epoch_text, end_text)));
+                         layout.timestamp_bits(), w.datacenter_bits, w.worker_bits, w.sequence_bits,
+                         epoch_text, end_text)));
     const int64_t ms_left = layout.end_unix_ms() - now_ms;
     const int64_t kYearMs = INT64_C(31556952000);  // mean Gregorian year
     if (ms_left < kWarnYearsLeft * kYearMs) {
@@ -159,7 +159,7 @@ void log_startup(const snowflake::Layout &layout, int64_t now_ms) {
     snowflake::Error err;
     if (!layout.make_node(sf_datacenter_id, sf_worker_id, &node, &err)) {
         snprintf(err.detail, sizeof err.detail, "%s",
-                      "snowflake_nextval() raises an error until this is fixed.");
+                 "snowflake_nextval() raises an error until this is fixed.");
         sf_report(WARNING, err);
     }
 }

@@ -32,7 +32,9 @@ shmem_request_hook_type prev_shmem_request_hook = nullptr;
 #endif
 shmem_startup_hook_type prev_shmem_startup_hook = nullptr;
 
-Size shared_size() { return MAXALIGN(sizeof(SharedState)); }
+Size shared_size() {
+    return MAXALIGN(sizeof(SharedState));
+}
 
 #if PG_VERSION_NUM >= 150000
 // shmem_request_hook: reserve our segment (PG 15 allows it only here).

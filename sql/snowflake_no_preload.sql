@@ -1,0 +1,16 @@
+-- Server: snowflake_id NOT in shared_preload_libraries.
+SET timezone = 'UTC';
+SET datestyle = 'ISO, YMD';
+CREATE EXTENSION snowflake_id;
+SELECT snowflake_nextval();
+-- The decoders work without the preload, by the configured (default) layout.
+SELECT * FROM snowflake_decode((86400000::bigint << 22) | (7 << 12) | 5);
+SELECT snowflake_timestamp(4194304);
+SELECT snowflake_from_timestamp('2020-01-01 00:00:00.001+00');
+SELECT snowflake_decode(-1);
+DO $$
+BEGIN
+    PERFORM snowflake_nextval();
+EXCEPTION WHEN object_not_in_prerequisite_state THEN
+    RAISE NOTICE 'snowflake_nextval() without the preload raises SQLSTATE %', SQLSTATE;
+END $$;

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# pg_regress (sql/ + expected/) against throwaway servers:
+#   main       preloaded, worker_id = 7: functions, decoding, errors, settings
+#   no_worker  preloaded, worker_id unset: snowflake_nextval() refuses
+#   no_preload not preloaded: decoders work, snowflake_nextval() explains the preload
+set -euo pipefail
+source "$(dirname "$0")/../lib/cluster.sh"
+sf_init_workspace
+sf_stage
+
+PG_REGRESS=$(dirname "$($SF_PG_CONFIG --pgxs)")/../test/regress/pg_regress
+mkdir -p "$SF_WORK/regress"
+cp -r "$SF_ROOT/sql" "$SF_ROOT/expected" "$SF_WORK/regress/"
+chmod -R a+rX "$SF_WORK/regress"
+
+status=0
+run_regress() {
+    local name=$1 out=$SF_WORK/regress/out_$1
+    shift
+    mkdir -p "$out"
+    if ! "$PG_REGRESS" --inputdir="$SF_WORK/regress" --outputdir="$out" --bindir="$SF_PGBIN" \
+        --host="$(sf_sockdir "$name")" --port="$SF_PORT" --user=postgres \
+        --dbname=contrib_regression "$@"; then
+        echo "--- $out/regression.diffs" >&2
+        cat "$out/regression.diffs" >&2 || true
+        status=1
+    fi
+}
+
+sf_new main "snowflake_id.worker_id = 7"
+sf_new no_worker
+sf_new no_preload preload=no
+for s in main no_worker no_preload; do
+    sf_start "$s" || sf_die "server $s did not start"
+done
+
+run_regress main snowflake_functions snowflake_errors
+run_regress no_worker snowflake_no_worker
+run_regress no_preload snowflake_no_preload
+exit "$status"
