@@ -18,6 +18,7 @@
 extern "C" {
 #include "miscadmin.h"
 #include "utils/guc.h"
+#include "utils/guc_tables.h"
 }
 
 int sf_worker_id = -1;
@@ -67,6 +68,47 @@ const IntSetting kIntSettings[] = {
      "How long one call may wait for the clock before raising an error."},
 };
 constexpr int kIntSettingCount = sizeof kIntSettings / sizeof kIntSettings[0];
+
+constexpr char kPrefix[] = "snowflake_id.";
+
+bool is_our_setting(const char *name) {
+    for (const IntSetting &s : kIntSettings) {
+        if (strcmp(name, s.name) == 0) {
+            return true;
+        }
+    }
+    return strcmp(name, "epoch") == 0;
+}
+
+// PostgreSQL itself only warns about an unknown name under a reserved prefix
+// and drops it; a misspelt layout setting would then leave the layout at its
+// default. Before our settings are defined, every snowflake_id.* name in the
+// configuration is still a placeholder: refuse any that is not ours.
+bool check_unknown_names(snowflake::Error *err) {
+#if PG_VERSION_NUM >= 160000
+    int count = 0;
+    struct config_generic **vars = get_guc_variables(&count);
+#else
+    struct config_generic **vars = get_guc_variables();
+    const int count = GetNumConfigOptions();
+#endif
+    for (int i = 0; i < count; ++i) {
+        const char *name = vars[i]->name;
+        if ((vars[i]->flags & GUC_CUSTOM_PLACEHOLDER) != 0 &&
+            strncmp(name, kPrefix, sizeof kPrefix - 1) == 0 &&
+            !is_our_setting(name + sizeof kPrefix - 1)) {
+            snowflake::fail(err, snowflake::ErrorCode::invalid_setting,
+                            "unrecognized configuration parameter \"%s\"", name);
+            snowflake::set_hint(
+                err,
+                "snowflake_id's settings are worker_id, datacenter_id, worker_bits, "
+                "datacenter_bits, sequence_bits, epoch, max_clock_drift and "
+                "max_wait.");
+            return false;
+        }
+    }
+    return true;
+}
 
 const char *raw_value(const char *name) {
     char full[64];
@@ -176,7 +218,7 @@ void sf_load_settings(bool preloading) {
     int values[kIntSettingCount];
     snowflake::Layout layout;
     snowflake::Error err;
-    bool ok = read_all(values, &layout, &err);
+    bool ok = (!preloading || check_unknown_names(&err)) && read_all(values, &layout, &err);
     const int64_t now_ms = sf_wall_clock_ms();
     if (!preloading) {
         // Only the decoders run without the preload; they report the error.

@@ -131,7 +131,7 @@ sf_conf() {
 # sf_start NAME: returns pg_ctl's status (a test of start-up failure checks it).
 sf_start() {
     local name=$1
-    SF_STARTED+=("$name")
+    [[ " ${SF_STARTED[*]} " == *" $name "* ]] || SF_STARTED+=("$name")
     sf_as_server "$SF_STAGE_BIN/pg_ctl" -D "$(sf_datadir "$name")" -l "$SF_WORK/$name/server.log" \
         -w -t 60 start >/dev/null 2>&1
 }
