@@ -172,3 +172,59 @@ sf_expect_match() {
     printf '%s' "$text" | grep -Eq -- "$pattern" || sf_die "$what: no match for /$pattern/ in: $text"
     sf_log "ok: $what"
 }
+
+# A start gate: clients that begin with `SELECT pg_advisory_lock_shared(42)`
+# queue until the gate opens, so that they really run at the same time.
+#   sf_gate_close NAME      a session on NAME takes advisory lock 42 and holds it
+#   sf_gate_wait NAME N     returns once N sessions on NAME queue on the gate
+#   sf_gate_open NAME       releases the lock
+SF_GATE_SQL="SELECT pg_advisory_lock_shared(42)"
+declare -A SF_GATE_PID SF_GATE_FD
+
+# sf_poll NAME SQL WANT: bounded poll until SQL on NAME returns WANT.
+sf_poll() {
+    local name=$1 sql=$2 want=$3 got=
+    for _ in $(seq 1 1000); do
+        got=$(sf_psql "$name" -c "$sql")
+        [ "$got" = "$want" ] && return 0
+        sf_psql "$name" -c "SELECT pg_sleep(0.01)" >/dev/null
+    done
+    sf_die "waited in vain on $name for [$sql] to return [$want], last [$got]"
+}
+
+sf_gate_close() {
+    local name=$1 fifo=$SF_WORK/gate.$1 fd
+    mkfifo "$fifo"
+    sf_psql "$name" <"$fifo" >/dev/null &
+    SF_GATE_PID[$name]=$!
+    exec {fd}>"$fifo"
+    SF_GATE_FD[$name]=$fd
+    echo "SELECT pg_advisory_lock(42);" >&"$fd"
+    sf_poll "$name" "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted" 1
+}
+
+sf_gate_wait() {
+    sf_poll "$1" "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted" "$2"
+    sf_log "ok: $2 sessions wait at the gate on $1"
+}
+
+sf_gate_open() {
+    local name=$1 fd=${SF_GATE_FD[$1]}
+    printf "SELECT pg_advisory_unlock(42);\n\\q\n" >&"$fd"
+    exec {fd}>&-
+    wait "${SF_GATE_PID[$name]}"
+}
+
+# sf_new_standby PRIMARY NAME [CONF_LINE...]: a streaming hot standby of
+# PRIMARY (which must be running), made with pg_basebackup -R.
+sf_new_standby() {
+    local primary=$1 name=$2 dir
+    shift 2
+    dir=$SF_WORK/$name
+    mkdir -p "$dir"
+    [ "$(id -u)" = 0 ] && chown postgres: "$dir"
+    sf_as_server "$SF_STAGE_BIN/pg_basebackup" -h "$(sf_sockdir "$primary")" -p "$SF_PORT" \
+        -U postgres -D "$dir/data" -R -X stream -c fast >"$dir/basebackup.log" 2>&1 ||
+        { cat "$dir/basebackup.log" >&2; sf_die "pg_basebackup for $name failed"; }
+    sf_conf "$name" "unix_socket_directories = '$dir'" "hot_standby = on" "$@"
+}
