@@ -128,12 +128,23 @@ sf_conf() {
         sf_as_server tee -a "$(sf_datadir "$name")/postgresql.conf" >/dev/null
 }
 
-# sf_start NAME: returns pg_ctl's status (a test of start-up failure checks it).
+# sf_start NAME [VAR=VALUE...]: starts NAME with those variables in the
+# server's environment; returns pg_ctl's status (start-up failure tests check it).
 sf_start() {
     local name=$1
+    shift
     [[ " ${SF_STARTED[*]} " == *" $name "* ]] || SF_STARTED+=("$name")
-    sf_as_server "$SF_STAGE_BIN/pg_ctl" -D "$(sf_datadir "$name")" -l "$SF_WORK/$name/server.log" \
-        -w -t 60 start >/dev/null 2>&1
+    sf_as_server env "$@" "$SF_STAGE_BIN/pg_ctl" -D "$(sf_datadir "$name")" \
+        -l "$SF_WORK/$name/server.log" -w -t 60 start >/dev/null 2>&1
+}
+
+# The environment that runs a server on a clock faked by libfaketime: the
+# offset from the real clock is read from FILE at every clock reading, so a
+# test steps the server's wall clock by writing FILE (e.g. "-10s", "+0").
+# CLOCK_MONOTONIC stays real: PostgreSQL's timeouts keep working.
+sf_faketime_env() {
+    printf '%s\n' "LD_PRELOAD=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1" \
+        "FAKETIME_TIMESTAMP_FILE=$1" "FAKETIME_NO_CACHE=1" "DONT_FAKE_MONOTONIC=1"
 }
 
 sf_stop() {
