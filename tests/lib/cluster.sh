@@ -44,6 +44,17 @@ sf_init_workspace() {
     trap 'exit 130' INT TERM
 }
 
+# sf_use_workspace DIR: a fixed workspace whose servers outlive this shell
+# (the demo). No EXIT trap; the caller stops what it starts.
+sf_use_workspace() {
+    SF_WORK=$1
+    mkdir -p "$SF_WORK"
+    chmod 755 "$SF_WORK"
+    if [ "$(id -u)" = 0 ]; then
+        chown postgres: "$SF_WORK"
+    fi
+}
+
 sf_cleanup() {
     local rc=$? name
     for name in "${SF_STARTED[@]}"; do

@@ -1,0 +1,34 @@
+\pset footer off
+SET timezone = 'UTC';
+CREATE EXTENSION snowflake_id;
+
+-- A table keyed by Snowflake IDs.
+CREATE TABLE orders (
+    id   bigint PRIMARY KEY DEFAULT snowflake_nextval(),
+    item text NOT NULL
+);
+INSERT INTO orders (item) SELECT 'item ' || g FROM generate_series(1, 100000) g;
+
+-- Each ID carries its time, node and sequence.
+SELECT o.id, d.ts, d.datacenter_id, d.worker_id, d.sequence, o.item
+FROM orders o, snowflake_decode(o.id) d
+ORDER BY o.id LIMIT 5;
+
+-- How many IDs each millisecond took (the sequence restarts at 0 every ms).
+SELECT snowflake_timestamp(id) AS millisecond, count(*) AS ids
+FROM orders GROUP BY 1 ORDER BY 1 LIMIT 5;
+
+-- Time-range queries use the primary key: no timestamp column needed.
+-- The rows made in a 10 ms window, 20 ms after the first row:
+ANALYZE orders;
+SELECT snowflake_timestamp(min(id)) + interval '20 ms' AS t FROM orders \gset
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM orders
+WHERE id >= snowflake_from_timestamp(:'t') AND id < snowflake_from_timestamp(:'t'::timestamptz + interval '10 ms');
+SELECT count(*) AS made_in_that_window FROM orders
+WHERE id >= snowflake_from_timestamp(:'t') AND id < snowflake_from_timestamp(:'t'::timestamptz + interval '10 ms');
+SELECT count(*) AS made_in_the_last_hour
+FROM orders WHERE id >= snowflake_from_timestamp(now() - interval '1 hour');
+
+-- The settings in force.
+SELECT name, setting, unit FROM pg_settings WHERE name LIKE 'snowflake_id.%' ORDER BY name;
