@@ -166,14 +166,18 @@ void define_settings() {
     for (const IntSetting &s : kIntSettings) {
         char full[64];
         snprintf(full, sizeof full, "snowflake_id.%s", s.name);
-        DefineCustomIntVariable(strdup(full), s.description, nullptr, s.value, s.boot, s.min, s.max,
+        DefineCustomIntVariable(full, s.description, nullptr, s.value, s.boot, s.min, s.max,
                                 s.layout ? PGC_POSTMASTER : PGC_SIGHUP, s.flags, nullptr, nullptr,
                                 nullptr);
     }
     DefineCustomStringVariable(
         "snowflake_id.epoch", "Instant from which ID timestamps count, ISO-8601 or ms since 1970.",
         nullptr, &sf_epoch_text, kDefaultEpoch, PGC_POSTMASTER, 0, nullptr, nullptr, nullptr);
+#if PG_VERSION_NUM >= 150000
     MarkGUCPrefixReserved("snowflake_id");
+#else
+    EmitWarningsOnPlaceholders("snowflake_id");
+#endif
 }
 
 // Messages the postmaster logs once at start.
