@@ -48,7 +48,8 @@ Attempt try_issue(std::atomic<uint64_t> &floor, const GeneratorParams &params,
         if (its > last_ts && its - now > params.max_drift_ms) {
             a.status = AttemptStatus::must_wait;
             a.wait_ms = its - params.max_drift_ms - now;
-            a.behind_ms = std::max<int64_t>(last_ts, 0) - now;
+            // Negative when nothing was issued and the clock is before the epoch.
+            a.behind_ms = last_ts >= 0 ? last_ts - now : now;
             return a;
         }
         const uint64_t id = (ts << low_bits) | (node << seq_bits) | seq;
@@ -61,6 +62,36 @@ Attempt try_issue(std::atomic<uint64_t> &floor, const GeneratorParams &params,
         // f now holds the floor another caller set; try again from there.
     }
 }
+
+namespace {
+
+void fail_clock_behind(const GeneratorParams &params, const Attempt &a, const WaitBudget &budget,
+                       Error *err) {
+    char next_text[40];
+    format_utc(params.layout.epoch_unix_ms() + a.timestamp, next_text, sizeof next_text);
+    if (a.behind_ms < 0) {
+        // Nothing issued yet, and the clock reads before the epoch.
+        fail(err, ErrorCode::clock_behind, "the wall clock is %lld ms before snowflake_id.epoch",
+             static_cast<long long>(-a.behind_ms));
+    } else {
+        fail(err, ErrorCode::clock_behind,
+             "the wall clock is %lld ms behind the last issued snowflake ID",
+             static_cast<long long>(a.behind_ms));
+    }
+    set_detail(err,
+               "The next ID needs timestamp %s, %lld ms more than snowflake_id.max_clock_drift = "
+               "%lld ms ahead of the wall clock; this call waited %lld ms of "
+               "snowflake_id.max_wait = %lld ms.",
+               next_text, static_cast<long long>(a.wait_ms),
+               static_cast<long long>(params.max_drift_ms),
+               static_cast<long long>(budget.waited_us / 1000),
+               static_cast<long long>(params.max_wait_ms));
+    set_hint(err,
+             "Check the server's clock (NTP). Raising snowflake_id.max_clock_drift or "
+             "snowflake_id.max_wait lets the generator absorb larger steps.");
+}
+
+}  // namespace
 
 IssueResult issue(std::atomic<uint64_t> &floor, const GeneratorParams &params, Clock clock,
                   Sleeper sleeper, WaitBudget *budget, Error *err) {
@@ -86,31 +117,15 @@ IssueResult issue(std::atomic<uint64_t> &floor, const GeneratorParams &params, C
         }
         // must_wait. Waiting longer than the budget left cannot help, so fail
         // at once instead of stalling the caller for nothing.
-        const int64_t left = params.max_wait_ms - budget->waited_ms;
-        if (a.wait_ms > left) {
-            char next_text[40];
-            format_utc(params.layout.epoch_unix_ms() + a.timestamp, next_text, sizeof next_text);
-            fail(err, ErrorCode::clock_behind,
-                 "the wall clock is %lld ms behind the last issued snowflake ID",
-                 static_cast<long long>(a.behind_ms));
-            set_detail(err,
-                       "The next ID needs timestamp %s, %lld ms more than "
-                       "snowflake_id.max_clock_drift = %lld ms ahead of the wall clock; this "
-                       "call waited %lld ms of snowflake_id.max_wait = %lld ms.",
-                       next_text, static_cast<long long>(a.wait_ms),
-                       static_cast<long long>(params.max_drift_ms),
-                       static_cast<long long>(budget->waited_ms),
-                       static_cast<long long>(params.max_wait_ms));
-            set_hint(err,
-                     "Check the server's clock (NTP). Raising snowflake_id.max_clock_drift or "
-                     "snowflake_id.max_wait lets the generator absorb larger steps.");
+        const int64_t left_us = params.max_wait_ms * 1000 - budget->waited_us;
+        if (a.wait_ms > left_us / 1000) {
+            fail_clock_behind(params, a, *budget, err);
             result.status = IssueStatus::failed;
             return result;
         }
-        const int64_t nap = std::max<int64_t>(a.wait_ms, 1);
-        const bool keep_going = sleeper.sleep_ms(sleeper.ctx, nap);
-        budget->waited_ms += nap;
-        result.waited_ms += nap;
+        int64_t slept_us = 0;
+        const bool keep_going = sleeper.sleep_ms(sleeper.ctx, a.wait_ms, &slept_us);
+        budget->waited_us += slept_us > 0 ? slept_us : 0;
         if (!keep_going) {
             result.status = IssueStatus::interrupted;
             return result;

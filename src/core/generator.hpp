@@ -62,7 +62,10 @@ struct Clock {
     void *ctx;
 };
 struct Sleeper {
-    bool (*sleep_ms)(void *ctx, int64_t ms);  // false: interrupted, stop now
+    // Sleeps up to `ms` and stores in *slept_us how long it really slept:
+    // a latch can wake it early, and only real waiting counts against
+    // max_wait. Returns false when interrupted: stop now.
+    bool (*sleep_ms)(void *ctx, int64_t ms, int64_t *slept_us);
     void *ctx;
 };
 
@@ -71,13 +74,12 @@ enum class IssueStatus { issued, interrupted, failed };
 // What a call has waited so far. Kept by the caller so that a call resumed
 // after an interrupt does not get a fresh max_wait.
 struct WaitBudget {
-    int64_t waited_ms = 0;
+    int64_t waited_us = 0;
 };
 
 struct IssueResult {
     IssueStatus status = IssueStatus::issued;
     int64_t id = 0;
-    int64_t waited_ms = 0;  // how long this call slept, for statistics
 };
 
 // Issues one ID, waiting as the rules above allow. On failure fills err

@@ -1,4 +1,6 @@
 // snowflake_nextval(): the generator's SQL face.
+#include <ctime>
+
 #include "pg_glue.hpp"
 
 extern "C" {
@@ -6,7 +8,11 @@ extern "C" {
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "storage/latch.h"
+#if PG_VERSION_NUM >= 140000
 #include "utils/wait_event.h"
+#else
+#include "pgstat.h"
+#endif
 
 PG_FUNCTION_INFO_V1(snowflake_nextval);
 }
@@ -17,13 +23,24 @@ int64_t wall_clock(void *) {
     return sf_wall_clock_ms();
 }
 
+int64_t monotonic_us() {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<int64_t>(ts.tv_sec) * 1000000 + ts.tv_nsec / 1000;
+}
+
 // Sleeps on the latch so that a cancel or statement_timeout wakes us at
-// once. Returns false when an interrupt is pending: the core then returns,
-// and the caller runs CHECK_FOR_INTERRUPTS() outside any core frame.
-bool sleep_on_latch(void *, int64_t ms) {
+// once. The latch may also wake us early for other reasons (it is set when a
+// backend starts, by NOTIFY, ...), so report the time really slept: only that
+// counts against max_wait. Returns false when an interrupt is pending: the
+// core then returns, and the caller runs CHECK_FOR_INTERRUPTS() outside any
+// core frame.
+bool sleep_on_latch(void *, int64_t ms, int64_t *slept_us) {
+    const int64_t start = monotonic_us();
     (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, static_cast<long>(ms),
                     PG_WAIT_EXTENSION);
     ResetLatch(MyLatch);
+    *slept_us = monotonic_us() - start;
     return !InterruptPending;
 }
 

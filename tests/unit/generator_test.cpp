@@ -32,17 +32,28 @@ struct FakeTime {
     int64_t now = kEpoch + 1000000;
     int64_t slept = 0;
     int sleeps = 0;
-    int interrupt_after = -1;  // sleeps before the sleeper reports an interrupt
+    int interrupt_after = -1;   // sleeps before the sleeper reports an interrupt
+    int64_t wake_early_us = 0;  // a latch set by someone else cuts each sleep to this
+    int64_t now_us_part = 0;    // sub-millisecond time slept, not yet a whole ms
 };
 
 int64_t fake_now(void *ctx) {
     return static_cast<FakeTime *>(ctx)->now;
 }
 
-bool fake_sleep(void *ctx, int64_t ms) {
+// Moves the clock by the time slept; a sleep cut short by wake_early_us
+// moves it less (whole ms elapse only every 1000 us of such naps).
+bool fake_sleep(void *ctx, int64_t ms, int64_t *slept_us) {
     auto *t = static_cast<FakeTime *>(ctx);
-    t->now += ms;
-    t->slept += ms;
+    int64_t us = ms * 1000;
+    if (t->wake_early_us > 0 && t->wake_early_us < us) {
+        us = t->wake_early_us;
+    }
+    t->now_us_part += us;
+    t->now += t->now_us_part / 1000;
+    t->slept += t->now_us_part / 1000;
+    t->now_us_part %= 1000;
+    *slept_us = us;
     ++t->sleeps;
     return t->interrupt_after < 0 || t->sleeps < t->interrupt_after;
 }
@@ -177,8 +188,9 @@ TEST(Generator, WaitBoundCountsEverySleepOfOneCall) {
     FakeTime stalled = g.time_;
     // A clock that does not move while "sleeping" would make the call wait
     // forever without the budget.
-    auto frozen_sleep = +[](void *ctx, int64_t ms) {
+    auto frozen_sleep = +[](void *ctx, int64_t ms, int64_t *slept_us) {
         static_cast<FakeTime *>(ctx)->slept += ms;
+        *slept_us = ms * 1000;
         return false;
     };
     int rounds = 0;
@@ -190,8 +202,33 @@ TEST(Generator, WaitBoundCountsEverySleepOfOneCall) {
     } while (r.status == IssueStatus::interrupted && rounds < 100);
     EXPECT_EQ(r.status, IssueStatus::failed);
     EXPECT_EQ(err.code, ErrorCode::clock_behind);
-    EXPECT_LE(budget.waited_ms, 5);
+    EXPECT_LE(budget.waited_us, 5000);
     EXPECT_LT(rounds, 100);
+}
+
+TEST(Generator, EarlyWakeupsCountOnlyTheTimeReallySlept) {
+    // The clock is 60 ms behind with drift 10: the call needs 51 ms of
+    // waiting, within max_wait = 100. Every sleep is cut to 0.3 ms by a latch
+    // set elsewhere; charging the 51 ms asked for at each wake-up would
+    // exhaust the budget after two naps and fail a call that can succeed.
+    Gen g(params(10, 0, 7, /*drift=*/10, /*wait=*/100));
+    const int64_t a = g.next_id();
+    g.time_.now -= 60;
+    g.time_.wake_early_us = 300;
+    const IssueResult r = g.next();
+    ASSERT_EQ(r.status, IssueStatus::issued) << g.err_.message;
+    EXPECT_GT(r.id, a);
+    EXPECT_GT(g.time_.sleeps, 100);
+}
+
+TEST(Generator, ClockBeforeTheEpochSaysSo) {
+    Gen g(params(10, 12, 7, /*drift=*/10, /*wait=*/100));
+    g.time_.now = kEpoch - 60000;
+    EXPECT_EQ(g.next().status, IssueStatus::failed);
+    EXPECT_EQ(g.err_.code, ErrorCode::clock_behind);
+    EXPECT_NE(std::string(g.err_.message).find("60000 ms before snowflake_id.epoch"),
+              std::string::npos)
+        << g.err_.message;
 }
 
 TEST(Generator, InterruptedSleepReturnsWithoutIssuing) {
@@ -268,8 +305,12 @@ TEST(Generator, ThreadsGetUniqueIncreasingIds) {
         using namespace std::chrono;
         return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
     };
-    auto real_sleep = +[](void *, int64_t ms) {
+    auto real_sleep = +[](void *, int64_t ms, int64_t *slept_us) {
+        const auto start = std::chrono::steady_clock::now();
         std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+        *slept_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                        std::chrono::steady_clock::now() - start)
+                        .count();
         return true;
     };
     std::vector<std::vector<int64_t>> got(kThreads);
