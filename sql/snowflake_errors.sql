@@ -28,6 +28,9 @@ SET snowflake_id.datacenter_bits = 5;
 SET snowflake_id.epoch = '2010-01-01T00:00:00Z';
 ALTER ROLE CURRENT_USER SET snowflake_id.worker_id = 3;
 
+-- ALTER SYSTEM refuses an epoch the next start would refuse.
+ALTER SYSTEM SET snowflake_id.epoch = 'garbage';
+
 -- The prefix is reserved: a misspelt setting is an error.
 SET snowflake_id.wroker_id = 3;
 SELECT current_setting('snowflake_id.wroker_id');

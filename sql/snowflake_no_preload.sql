@@ -14,3 +14,13 @@ BEGIN
 EXCEPTION WHEN object_not_in_prerequisite_state THEN
     RAISE NOTICE 'snowflake_nextval() without the preload raises SQLSTATE %', SQLSTATE;
 END $$;
+
+-- A session's SET on a not-yet-defined setting does not change the layout:
+-- the decoders read the configuration file.
+\c
+SET timezone = 'UTC';
+SET datestyle = 'ISO, YMD';
+SET snowflake_id.epoch = '2010-01-01T00:00:00Z';
+SELECT snowflake_timestamp(4194304);
+-- Once loaded, the prefix is reserved here too.
+SET snowflake_id.bogus = 1;

@@ -1,6 +1,7 @@
 // Errors crossing the core's interface.
 //
-// The core never throws across its interface (rule 4 of DEVELOPERS.md). A
+// The core never throws across its interface (the project's rule for the
+// C++/PostgreSQL boundary). A
 // failing call returns false or a status and fills an Error: a plain struct
 // with fixed buffers, so that the PostgreSQL glue can copy it into an ereport
 // without any C++ object with a destructor being alive on the stack when the

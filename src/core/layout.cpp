@@ -38,6 +38,7 @@ bool Layout::make(LayoutWidths w, int64_t epoch_unix_ms, Layout *out, Error *err
     if (epoch_unix_ms < 0 || epoch_unix_ms > kMaxUnixMs) {
         fail(err, ErrorCode::invalid_setting, "snowflake_id.epoch = %lld ms is out of range",
              static_cast<long long>(epoch_unix_ms));
+        set_hint(err, "The epoch must lie between 1970-01-01 and 9999-12-31 UTC.");
         return false;
     }
     out->widths_ = w;

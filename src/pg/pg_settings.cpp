@@ -71,13 +71,14 @@ constexpr int kIntSettingCount = sizeof kIntSettings / sizeof kIntSettings[0];
 
 constexpr char kPrefix[] = "snowflake_id.";
 
+// Setting names are case-insensitive in PostgreSQL.
 bool is_our_setting(const char *name) {
     for (const IntSetting &s : kIntSettings) {
-        if (strcmp(name, s.name) == 0) {
+        if (pg_strcasecmp(name, s.name) == 0) {
             return true;
         }
     }
-    return strcmp(name, "epoch") == 0;
+    return pg_strcasecmp(name, "epoch") == 0;
 }
 
 // PostgreSQL itself only warns about an unknown name under a reserved prefix
@@ -95,7 +96,7 @@ bool check_unknown_names(snowflake::Error *err) {
     for (int i = 0; i < count; ++i) {
         const char *name = vars[i]->name;
         if ((vars[i]->flags & GUC_CUSTOM_PLACEHOLDER) != 0 &&
-            strncmp(name, kPrefix, sizeof kPrefix - 1) == 0 &&
+            pg_strncasecmp(name, kPrefix, sizeof kPrefix - 1) == 0 &&
             !is_our_setting(name + sizeof kPrefix - 1)) {
             snowflake::fail(err, snowflake::ErrorCode::invalid_setting,
                             "unrecognized configuration parameter \"%s\"", name);
@@ -110,10 +111,58 @@ bool check_unknown_names(snowflake::Error *err) {
     return true;
 }
 
+// The configuration's text for a setting, or nullptr if it sets none. This
+// is the reset value: what the files and the command line say, not what a
+// session may have SET on a placeholder before the library was loaded (that
+// matters without the preload, where the decoders read these values in a
+// backend; with the preload the postmaster reads them before any session).
 const char *raw_value(const char *name) {
     char full[64];
     snprintf(full, sizeof full, "snowflake_id.%s", name);
-    return GetConfigOption(full, true, false);
+    if (GetConfigOption(full, true, false) == nullptr) {
+        return nullptr;
+    }
+    const char *reset = GetConfigOptionResetString(full);
+    return reset != nullptr && reset[0] != '\0' ? reset : nullptr;
+}
+
+// A plain decimal integer, nothing else: PostgreSQL's parse_int would read
+// "010" as octal 8, "0x1F" as 31 and round "7.6" to 8, and a node id or a
+// width the operator did not write is exactly what must not happen.
+bool parse_decimal(const char *text, int *out) {
+    const char *p = text;
+    while (*p == ' ' || *p == '\t') {
+        ++p;
+    }
+    const bool negative = *p == '-';
+    if (*p == '-' || *p == '+') {
+        ++p;
+    }
+    if (p[0] == '0' && p[1] >= '0' && p[1] <= '9') {
+        return false;  // a leading zero: parse_int would read octal
+    }
+    int64_t v = 0;
+    int digits = 0;
+    while (*p >= '0' && *p <= '9') {
+        v = v * 10 + (*p - '0');
+        if (v > INT64_C(1) << 32) {
+            return false;
+        }
+        ++p;
+        ++digits;
+    }
+    while (*p == ' ' || *p == '\t') {
+        ++p;
+    }
+    if (digits == 0 || *p != '\0') {
+        return false;
+    }
+    v = negative ? -v : v;
+    if (v < INT_MIN || v > INT_MAX) {
+        return false;
+    }
+    *out = static_cast<int>(v);
+    return true;
 }
 
 bool read_int(const IntSetting &s, int *out, snowflake::Error *err) {
@@ -124,10 +173,18 @@ bool read_int(const IntSetting &s, int *out, snowflake::Error *err) {
     }
     int v = 0;
     const char *hint = nullptr;
-    if (!parse_int(raw, &v, s.flags, &hint)) {
+    // Durations take PostgreSQL's syntax with units ('2s'); ids and widths
+    // only plain decimals.
+    const bool parsed = s.flags != 0 ? parse_int(raw, &v, s.flags, &hint) : parse_decimal(raw, &v);
+    if (!parsed) {
         snowflake::fail(err, snowflake::ErrorCode::invalid_setting,
                         "invalid value for parameter \"snowflake_id.%s\": \"%s\"", s.name, raw);
-        snowflake::set_hint(err, "%s", hint != nullptr ? hint : "Expected an integer.");
+        snowflake::set_hint(err, "%s",
+                            hint != nullptr ? hint
+                            : s.flags != 0  ? "Expected an integer number of milliseconds, or "
+                                              "a duration with a unit such as '2s'."
+                                            : "Expected a plain decimal integer, without "
+                                              "leading zeros.");
         return false;
     }
     if (v < s.min || v > s.max) {
@@ -135,6 +192,8 @@ bool read_int(const IntSetting &s, int *out, snowflake::Error *err) {
             err, snowflake::ErrorCode::invalid_setting,
             "%d is outside the valid range for parameter \"snowflake_id.%s\" (%d .. %d)", v, s.name,
             s.min, s.max);
+        snowflake::set_hint(err, "Set snowflake_id.%s to a value between %d and %d.", s.name, s.min,
+                            s.max);
         return false;
     }
     *out = v;
@@ -162,6 +221,19 @@ bool read_all(int values[kIntSettingCount], snowflake::Layout *layout, snowflake
     return snowflake::Layout::make(widths, epoch_ms, layout, err);
 }
 
+// check_hook for snowflake_id.epoch: ALTER SYSTEM refuses an epoch the next
+// start would refuse. (At start-up read_all() has checked it already.)
+bool check_epoch(char **newval, void **, GucSource) {
+    int64_t ms = 0;
+    snowflake::Error err;
+    if (!snowflake::parse_epoch(*newval != nullptr ? *newval : "", &ms, &err)) {
+        GUC_check_errdetail("%s", err.message);
+        GUC_check_errhint("%s", err.hint);
+        return false;
+    }
+    return true;
+}
+
 void define_settings() {
     for (const IntSetting &s : kIntSettings) {
         char full[64];
@@ -172,7 +244,7 @@ void define_settings() {
     }
     DefineCustomStringVariable(
         "snowflake_id.epoch", "Instant from which ID timestamps count, ISO-8601 or ms since 1970.",
-        nullptr, &sf_epoch_text, kDefaultEpoch, PGC_POSTMASTER, 0, nullptr, nullptr, nullptr);
+        nullptr, &sf_epoch_text, kDefaultEpoch, PGC_POSTMASTER, 0, check_epoch, nullptr, nullptr);
 #if PG_VERSION_NUM >= 150000
     MarkGUCPrefixReserved("snowflake_id");
 #else
@@ -226,6 +298,11 @@ void sf_load_settings(bool preloading) {
     const int64_t now_ms = sf_wall_clock_ms();
     if (!preloading) {
         // Only the decoders run without the preload; they report the error.
+        // Reserving the prefix makes SET snowflake_id.anything an error here
+        // too, as with the preload.
+#if PG_VERSION_NUM >= 150000
+        MarkGUCPrefixReserved("snowflake_id");
+#endif
         sf_layout_ok = ok;
         if (ok) {
             sf_layout = layout;

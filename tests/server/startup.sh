@@ -58,6 +58,15 @@ expect_refused "epoch without a zone" \
 expect_refused "misspelt layout setting" \
     'unrecognized configuration parameter "snowflake_id.worker_bts"' \
     "snowflake_id.worker_id = 1" "snowflake_id.worker_bts = 5"
+expect_refused "misspelt setting in other letter case" \
+    'unrecognized configuration parameter "SNOWFLAKE_ID.worker_bts"' \
+    "snowflake_id.worker_id = 1" "SNOWFLAKE_ID.worker_bts = 5"
+expect_refused "worker_id written in octal" \
+    'invalid value for parameter "snowflake_id.worker_id": "010"' \
+    "snowflake_id.worker_id = '010'"
+expect_refused "worker_bits with a fraction" \
+    'invalid value for parameter "snowflake_id.worker_bits": "10.4"' \
+    "snowflake_id.worker_id = 1" "snowflake_id.worker_bits = 10.4"
 expect_refused "worker_id not a number" \
     'invalid value for parameter "snowflake_id.worker_id": "seven"' \
     "snowflake_id.worker_id = 'seven'"
@@ -77,8 +86,17 @@ sf_expect_match "WARNING when fewer than 5 years remain" \
     "WARNING: +snowflake_id: the layout's timestamp field runs out at .* in less than 5 years" \
     "$(sf_server_log s)"
 sf_psql s -c "CREATE EXTENSION snowflake_id"
-sf_expect_eq "IDs carry the configured epoch" t \
+sf_expect_eq "ID 0 decodes to the configured epoch" t \
+    "$(sf_psql s -c "SELECT snowflake_timestamp(0) = to_timestamp($epoch_ms / 1000.0)")"
+sf_expect_eq "new IDs carry the current time" t \
     "$(sf_psql s -c "SELECT abs(extract(epoch FROM snowflake_timestamp(snowflake_nextval()) - now())) < 60")"
+sf_stop s
+
+# Setting names are case-insensitive: a valid name in other letters is taken.
+set_case "snowflake_id.worker_id = 1" "snowflake_id.Worker_Bits = 12"
+sf_start s || sf_die "server with snowflake_id.Worker_Bits did not start"
+sf_expect_eq "a setting name in other letter case is taken" 12 \
+    "$(sf_psql s -c 'SHOW snowflake_id.worker_bits')"
 sf_stop s
 
 # Worker id unset: the server starts, says so, and snowflake_nextval() refuses.
