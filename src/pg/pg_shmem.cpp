@@ -6,13 +6,21 @@
 // src/core/generator.hpp. AddinShmemInitLock is held only while the segment
 // is created or attached at start-up.
 //
-// After a backend crash the postmaster throws shared memory away and builds
-// it anew. The postmaster itself lives on, so it keeps the floor in a
-// variable of its own across that (save_floor / sf_shmem_startup): IDs never
-// repeat after a crash-restart. A restart of the whole server still loses
-// the floor; the generator then starts again from the wall clock.
+// Where the floor starts (initial_floor):
+//  - After a backend crash the postmaster throws shared memory away and
+//    builds it anew. The postmaster itself lives on, so it keeps the floor in
+//    a variable of its own across that (save_floor): IDs never repeat after a
+//    crash-restart.
+//  - When the server starts, the previous run's floor is gone. Under load the
+//    generator runs up to max_clock_drift ms ahead of the clock, so the last
+//    IDs before a restart can carry times after the restart's wall clock. The
+//    floor therefore starts at the wall clock plus max_clock_drift: above
+//    every ID the previous run can have issued, unless the clock was set back
+//    across the restart (not protected yet: see the README).
+#include <algorithm>
 #include <new>
 
+#include "core/epoch.hpp"
 #include "pg_glue.hpp"
 
 extern "C" {
@@ -31,8 +39,41 @@ struct SharedState {
     std::atomic<uint64_t> floor;
 };
 
-// Postmaster-local: the floor as it was when shared memory was last torn down.
+// Postmaster-local: the floor as it was when shared memory was last torn
+// down, and whether that happened at all (a crash-restart) in this postmaster.
 uint64_t floor_before_reinit = 0;
+bool reinitialising = false;
+
+uint64_t initial_floor() {
+    char when[40];
+    if (reinitialising) {
+        snowflake::IdParts parts;
+        snowflake::Error err;
+        const int64_t last =
+            floor_before_reinit > 0 ? static_cast<int64_t>(floor_before_reinit - 1) : 0;
+        if (sf_layout.decode(last, &parts, &err)) {
+            snowflake::format_utc(sf_layout.epoch_unix_ms() + parts.timestamp, when, sizeof when);
+            ereport(LOG,
+                    (errmsg("snowflake_id: the generator resumes after the last ID issued before "
+                            "the crash-restart (timestamp %s)",
+                            when)));
+        }
+        return floor_before_reinit;
+    }
+    const int64_t now = sf_wall_clock_ms();
+    const int64_t ts = std::min(now - sf_layout.epoch_unix_ms() + sf_max_clock_drift_ms,
+                                sf_layout.max_timestamp() + 1);
+    snowflake::format_utc(sf_layout.epoch_unix_ms() + ts, when, sizeof when);
+    ereport(LOG, (errmsg("snowflake_id: the generator starts at %s, the wall clock plus "
+                         "snowflake_id.max_clock_drift (%d ms)",
+                         when, sf_max_clock_drift_ms),
+                  errdetail("IDs issued before the restart carry at most the clock then plus "
+                            "max_clock_drift, so new IDs are above them unless the clock was "
+                            "set back across the restart.")));
+    return ts <= 0 ? 0
+                   : static_cast<uint64_t>(ts)
+                         << (sf_layout.node_bits() + sf_layout.widths().sequence_bits);
+}
 
 #if PG_VERSION_NUM >= 150000
 shmem_request_hook_type prev_shmem_request_hook = nullptr;
@@ -58,6 +99,7 @@ void sf_shmem_request() {
 void save_floor(int, Datum) {
     if (sf_floor != nullptr) {
         floor_before_reinit = sf_floor->load(std::memory_order_acquire);
+        reinitialising = true;
     }
 }
 
@@ -71,8 +113,7 @@ void sf_shmem_startup() {
     LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
     bool found = false;
     void *mem = ShmemInitStruct("snowflake_id", shared_size(), &found);
-    auto *state =
-        found ? static_cast<SharedState *>(mem) : new (mem) SharedState(floor_before_reinit);
+    auto *state = found ? static_cast<SharedState *>(mem) : new (mem) SharedState(initial_floor());
     LWLockRelease(AddinShmemInitLock);
     sf_floor = &state->floor;
     if (!IsUnderPostmaster) {

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# A backend crash makes the postmaster reinitialise shared memory. The
-# generator's floor must survive that: after a crash-restart with the clock
-# set back, no ID repeats and none is below the largest one a client received
-# before the crash.
+# Restarts must not repeat IDs:
+#  - a backend crash makes the postmaster reinitialise shared memory; the
+#    generator's floor must survive that, even with the clock set back;
+#  - a planned restart right after a load that ran the generator ahead of the
+#    clock (by up to max_clock_drift) must start above the IDs issued before.
+# In both cases no ID repeats and none is below the largest one a client
+# received before.
 set -euo pipefail
 source "$(dirname "$0")/../lib/cluster.sh"
 sf_init_workspace
@@ -11,21 +14,34 @@ clock=$SF_WORK/clock
 echo "+0" >"$clock"
 chmod 644 "$clock"
 
-# A drift bound large enough that, after the clock steps back 10 s, the
+# A drift bound large enough that, after the clock steps back 2.5 s, the
 # generator can keep going by borrowing time instead of raising.
-sf_new r "snowflake_id.worker_id = 4" "snowflake_id.max_clock_drift = '60s'" \
+sf_new r "snowflake_id.worker_id = 4" "snowflake_id.max_clock_drift = '3s'" \
     "restart_after_crash = on"
 mapfile -t fake_env < <(sf_faketime_env "$clock")
 sf_start r "${fake_env[@]}" || sf_die "server did not start"
 sf_psql r -c "CREATE EXTENSION snowflake_id"
+# A fresh server starts max_clock_drift ahead of the clock; let the clock catch up.
+sf_poll r "SELECT snowflake_timestamp(snowflake_nextval()) < clock_timestamp()" t
 
-generate() { # generate FILE: 5000 IDs returned to this client
-    sf_psql r -c "COPY (SELECT snowflake_nextval() FROM generate_series(1, 5000)) TO STDOUT" >"$1"
+generate() { # generate SERVER FILE [COUNT]: IDs returned to this client
+    sf_psql "$1" -c "COPY (SELECT snowflake_nextval() FROM generate_series(1, ${3:-5000})) TO STDOUT" >"$2"
 }
-generate "$SF_WORK/before"
+# expect_above NAME BEFORE AFTER: every ID in AFTER is above every ID in BEFORE.
+expect_above() {
+    local max_before min_after
+    # sed reads its whole input: no SIGPIPE for sort under pipefail.
+    max_before=$(sort -n "$2" | sed -n '$p')
+    min_after=$(sort -n "$3" | sed -n '1p')
+    [ "$min_after" -gt "$max_before" ] ||
+        sf_die "$1: an ID ($min_after) is not above the largest before ($max_before)"
+    sf_log "ok: $1: every ID after is above every ID before"
+    sf_expect_eq "$1: no duplicate" 0 "$(sort -n "$2" "$3" | uniq -d | wc -l)"
+}
+generate r "$SF_WORK/before"
 
 # Set the clock back, then crash a backend.
-echo "-10" >"$clock"
+echo "-2.5" >"$clock"
 sf_psql r -c "SELECT pg_sleep(600)" >/dev/null 2>&1 &
 sleeper=$!
 sf_poll r "SELECT count(*) FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(600)'" 1
@@ -40,13 +56,31 @@ done
 sf_expect_match "the server went through a crash-restart" \
     'all server processes terminated; reinitializing' "$(sf_server_log r)"
 
-generate "$SF_WORK/after"
-# sed reads its whole input: no SIGPIPE for sort under pipefail.
-max_before=$(sort -n "$SF_WORK/before" | sed -n '$p')
-min_after=$(sort -n "$SF_WORK/after" | sed -n '1p')
-[ "$min_after" -gt "$max_before" ] ||
-    sf_die "after the crash-restart an ID ($min_after) is not above the largest before it ($max_before)"
-sf_log "ok: every ID after the crash-restart is above every ID before it"
-sf_expect_eq "no duplicate across the crash" 0 \
-    "$(sort -n "$SF_WORK/before" "$SF_WORK/after" | uniq -d | wc -l)"
+generate r "$SF_WORK/after"
+expect_above "crash-restart with the clock set back" "$SF_WORK/before" "$SF_WORK/after"
+# Resuming exactly where it was, not from the clock plus max_clock_drift
+# (that would be at least 0.5 s later here, and hide a lost floor).
+sf_expect_eq "the generator resumed right after the last ID before the crash" t "$(sf_psql r -c "
+    SELECT snowflake_timestamp($(sort -n "$SF_WORK/after" | sed -n '1p'))
+         - snowflake_timestamp($(sort -n "$SF_WORK/before" | sed -n '$p')) < interval '250 ms'")"
+sf_expect_match "the log says where the generator resumed" \
+    'LOG: +snowflake_id: the generator resumes after the last ID issued before the crash-restart' \
+    "$(sf_server_log r)"
+sf_stop r
+
+# One ID per millisecond: 1,500 IDs run the generator max_clock_drift (1 s)
+# ahead of the clock; a restart takes well under that.
+sf_new p "snowflake_id.worker_id = 4" "snowflake_id.sequence_bits = 0"
+sf_start p || sf_die "server p did not start"
+sf_psql p -c "CREATE EXTENSION snowflake_id"
+generate p "$SF_WORK/p.before" 1500
+sf_expect_eq "the load ran the generator ahead of the clock" t "$(sf_psql p -c "
+    SELECT snowflake_timestamp($(sort -n "$SF_WORK/p.before" | sed -n '$p')) > clock_timestamp() + interval '500 ms'")"
+sf_stop p
+sf_start p || sf_die "server p did not restart"
+generate p "$SF_WORK/p.after" 300
+expect_above "planned restart after a load" "$SF_WORK/p.before" "$SF_WORK/p.after"
+sf_expect_match "the log says where the generator starts" \
+    'LOG: +snowflake_id: the generator starts at .*, the wall clock plus snowflake_id.max_clock_drift \(1000 ms\)' \
+    "$(sf_server_log p)"
 echo "crash: all checks passed"
