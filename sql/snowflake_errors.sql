@@ -28,8 +28,14 @@ SET snowflake_id.datacenter_bits = 5;
 SET snowflake_id.epoch = '2010-01-01T00:00:00Z';
 ALTER ROLE CURRENT_USER SET snowflake_id.worker_id = 3;
 
--- ALTER SYSTEM refuses an epoch the next start would refuse.
+-- ALTER SYSTEM refuses what the next start or reload would refuse: node ids
+-- are plain decimals (PostgreSQL's integer syntax would read '010' as octal 8
+-- and round '7.6' to 8).
 ALTER SYSTEM SET snowflake_id.epoch = 'garbage';
+ALTER SYSTEM SET snowflake_id.worker_id = '010';
+ALTER SYSTEM SET snowflake_id.worker_id = '7.6';
+ALTER SYSTEM SET snowflake_id.datacenter_id = '0x1F';
+ALTER SYSTEM SET snowflake_id.worker_id = '';
 
 -- The prefix is reserved: a misspelt setting is an error.
 SET snowflake_id.wroker_id = 3;

@@ -10,6 +10,7 @@
 #include <cinttypes>
 #include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 
 #include "core/epoch.hpp"
@@ -40,31 +41,37 @@ char *sf_epoch_text = nullptr;
 constexpr const char *kDefaultEpoch = "2020-01-01T00:00:00Z";
 constexpr int64_t kWarnYearsLeft = 5;
 
+// Where an integer setting lives and how it may change.
+enum class Kind {
+    layout,    // PGC_POSTMASTER integer, plain decimal
+    duration,  // PGC_SIGHUP integer in ms, PostgreSQL's syntax with units
+    node_id,   // PGC_SIGHUP, plain decimal, held as text (see check_node_id)
+};
+
 struct IntSetting {
     const char *name;
     int *value;
     int boot;
     int min;
     int max;
-    int flags;
-    bool layout;  // PGC_POSTMASTER; the others reload with SIGHUP
+    Kind kind;
     const char *description;
 };
 
 const IntSetting kIntSettings[] = {
-    {"worker_id", &sf_worker_id, -1, -1, INT_MAX, 0, false,
+    {"worker_id", &sf_worker_id, -1, -1, INT_MAX, Kind::node_id,
      "Worker id placed in every ID; -1 means not set, and snowflake_nextval() refuses to run."},
-    {"datacenter_id", &sf_datacenter_id, 0, 0, INT_MAX, 0, false,
+    {"datacenter_id", &sf_datacenter_id, 0, 0, INT_MAX, Kind::node_id,
      "Datacenter id placed in every ID, above the worker id."},
-    {"worker_bits", &sf_worker_bits, 10, 0, snowflake::kMaxFieldBits, 0, true,
+    {"worker_bits", &sf_worker_bits, 10, 0, snowflake::kMaxFieldBits, Kind::layout,
      "Width of the worker id field."},
-    {"datacenter_bits", &sf_datacenter_bits, 0, 0, snowflake::kMaxFieldBits, 0, true,
+    {"datacenter_bits", &sf_datacenter_bits, 0, 0, snowflake::kMaxFieldBits, Kind::layout,
      "Width of the datacenter id field."},
-    {"sequence_bits", &sf_sequence_bits, 12, 0, snowflake::kMaxFieldBits, 0, true,
+    {"sequence_bits", &sf_sequence_bits, 12, 0, snowflake::kMaxFieldBits, Kind::layout,
      "Width of the per-millisecond sequence field."},
-    {"max_clock_drift", &sf_max_clock_drift_ms, 1000, 0, INT_MAX, GUC_UNIT_MS, false,
+    {"max_clock_drift", &sf_max_clock_drift_ms, 1000, 0, INT_MAX, Kind::duration,
      "How far IDs may run ahead of the wall clock (bursts, clock steps back)."},
-    {"max_wait", &sf_max_wait_ms, 100, 0, INT_MAX, GUC_UNIT_MS, false,
+    {"max_wait", &sf_max_wait_ms, 100, 0, INT_MAX, Kind::duration,
      "How long one call may wait for the clock before raising an error."},
 };
 constexpr int kIntSettingCount = sizeof kIntSettings / sizeof kIntSettings[0];
@@ -122,8 +129,9 @@ const char *raw_value(const char *name) {
     if (GetConfigOption(full, true, false) == nullptr) {
         return nullptr;
     }
-    const char *reset = GetConfigOptionResetString(full);
-    return reset != nullptr && reset[0] != '\0' ? reset : nullptr;
+    // An empty string is a value (and an invalid one), not "unset": treating
+    // it as unset would give `sequence_bits = ''` the default layout.
+    return GetConfigOptionResetString(full);
 }
 
 // A plain decimal integer, nothing else: PostgreSQL's parse_int would read
@@ -175,13 +183,15 @@ bool read_int(const IntSetting &s, int *out, snowflake::Error *err) {
     const char *hint = nullptr;
     // Durations take PostgreSQL's syntax with units ('2s'); ids and widths
     // only plain decimals.
-    const bool parsed = s.flags != 0 ? parse_int(raw, &v, s.flags, &hint) : parse_decimal(raw, &v);
+    const bool is_duration = s.kind == Kind::duration;
+    const bool parsed =
+        is_duration ? parse_int(raw, &v, GUC_UNIT_MS, &hint) : parse_decimal(raw, &v);
     if (!parsed) {
         snowflake::fail(err, snowflake::ErrorCode::invalid_setting,
                         "invalid value for parameter \"snowflake_id.%s\": \"%s\"", s.name, raw);
         snowflake::set_hint(err, "%s",
                             hint != nullptr ? hint
-                            : s.flags != 0  ? "Expected an integer number of milliseconds, or "
+                            : is_duration   ? "Expected an integer number of milliseconds, or "
                                               "a duration with a unit such as '2s'."
                                             : "Expected a plain decimal integer, without "
                                               "leading zeros.");
@@ -234,14 +244,68 @@ bool check_epoch(char **newval, void **, GucSource) {
     return true;
 }
 
+// worker_id and datacenter_id reload with SIGHUP. As integer settings,
+// PostgreSQL would parse a reloaded '010' as octal 8, '0x1F' as 31 and round
+// '7.6' to 8 (start-up refuses those, so a configuration that reloads would
+// not start). So they are text settings whose check hook takes only what
+// start-up takes, and whose assign hook stores the integer.
+bool check_node_id(const IntSetting &s, char **newval, void **extra) {
+    int v = 0;
+    if (*newval == nullptr || !parse_decimal(*newval, &v) || v < s.min || v > s.max) {
+        GUC_check_errdetail("snowflake_id.%s must be a plain decimal integer between %d and %d.",
+                            s.name, s.min, s.max);
+        GUC_check_errhint(
+            "Write the number as it is meant, e.g. '7': no leading zeros, no "
+            "fraction, no hexadecimal.");
+        return false;
+    }
+#if PG_VERSION_NUM >= 160000
+    int *stored = static_cast<int *>(guc_malloc(LOG, sizeof(int)));
+#else
+    int *stored = static_cast<int *>(malloc(sizeof(int)));  // PostgreSQL free()s it
+#endif
+    if (stored == nullptr) {
+        return false;
+    }
+    *stored = v;
+    *extra = stored;
+    return true;
+}
+
+bool check_worker_id(char **newval, void **extra, GucSource) {
+    return check_node_id(kIntSettings[0], newval, extra);
+}
+bool check_datacenter_id(char **newval, void **extra, GucSource) {
+    return check_node_id(kIntSettings[1], newval, extra);
+}
+void assign_worker_id(const char *, void *extra) {
+    sf_worker_id = *static_cast<int *>(extra);
+}
+void assign_datacenter_id(const char *, void *extra) {
+    sf_datacenter_id = *static_cast<int *>(extra);
+}
+
+char *sf_worker_id_text = nullptr;
+char *sf_datacenter_id_text = nullptr;
+
 void define_settings() {
     for (const IntSetting &s : kIntSettings) {
+        if (s.kind == Kind::node_id) {
+            continue;
+        }
         char full[64];
         snprintf(full, sizeof full, "snowflake_id.%s", s.name);
         DefineCustomIntVariable(full, s.description, nullptr, s.value, s.boot, s.min, s.max,
-                                s.layout ? PGC_POSTMASTER : PGC_SIGHUP, s.flags, nullptr, nullptr,
+                                s.kind == Kind::layout ? PGC_POSTMASTER : PGC_SIGHUP,
+                                s.kind == Kind::duration ? GUC_UNIT_MS : 0, nullptr, nullptr,
                                 nullptr);
     }
+    DefineCustomStringVariable("snowflake_id.worker_id", kIntSettings[0].description, nullptr,
+                               &sf_worker_id_text, "-1", PGC_SIGHUP, 0, check_worker_id,
+                               assign_worker_id, nullptr);
+    DefineCustomStringVariable("snowflake_id.datacenter_id", kIntSettings[1].description, nullptr,
+                               &sf_datacenter_id_text, "0", PGC_SIGHUP, 0, check_datacenter_id,
+                               assign_datacenter_id, nullptr);
     DefineCustomStringVariable(
         "snowflake_id.epoch", "Instant from which ID timestamps count, ISO-8601 or ms since 1970.",
         nullptr, &sf_epoch_text, kDefaultEpoch, PGC_POSTMASTER, 0, check_epoch, nullptr, nullptr);
@@ -298,11 +362,9 @@ void sf_load_settings(bool preloading) {
     const int64_t now_ms = sf_wall_clock_ms();
     if (!preloading) {
         // Only the decoders run without the preload; they report the error.
-        // Reserving the prefix makes SET snowflake_id.anything an error here
-        // too, as with the preload.
-#if PG_VERSION_NUM >= 150000
-        MarkGUCPrefixReserved("snowflake_id");
-#endif
+        // The prefix stays unreserved here: reserving it would delete the
+        // configuration's snowflake_id.* placeholders, with a WARNING each,
+        // in every session.
         sf_layout_ok = ok;
         if (ok) {
             sf_layout = layout;

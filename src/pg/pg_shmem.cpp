@@ -60,6 +60,10 @@ uint64_t initial_floor() {
         }
         return floor_before_reinit;
     }
+    // Strictly above the previous run's IDs (timestamps <= its clock + drift)
+    // as long as its last clock reading is at least 1 ms before this one,
+    // which any real restart guarantees when the clock did not go back. No
+    // extra millisecond: that would make the first call after a start wait.
     const int64_t now = sf_wall_clock_ms();
     const int64_t ts = std::min(now - sf_layout.epoch_unix_ms() + sf_max_clock_drift_ms,
                                 sf_layout.max_timestamp() + 1);

@@ -68,19 +68,24 @@ sf_expect_match "the log says where the generator resumed" \
     "$(sf_server_log r)"
 sf_stop r
 
-# One ID per millisecond: 1,500 IDs run the generator max_clock_drift (1 s)
+# One ID per millisecond: 3,500 IDs run the generator max_clock_drift (3 s)
 # ahead of the clock; a restart takes well under that.
-sf_new p "snowflake_id.worker_id = 4" "snowflake_id.sequence_bits = 0"
+sf_new p "snowflake_id.worker_id = 4" "snowflake_id.sequence_bits = 0" \
+    "snowflake_id.max_clock_drift = '3s'"
 sf_start p || sf_die "server p did not start"
 sf_psql p -c "CREATE EXTENSION snowflake_id"
-generate p "$SF_WORK/p.before" 1500
+generate p "$SF_WORK/p.before" 3500
+last_before=$(sort -n "$SF_WORK/p.before" | sed -n '$p')
 sf_expect_eq "the load ran the generator ahead of the clock" t "$(sf_psql p -c "
-    SELECT snowflake_timestamp($(sort -n "$SF_WORK/p.before" | sed -n '$p')) > clock_timestamp() + interval '500 ms'")"
+    SELECT snowflake_timestamp($last_before) > clock_timestamp() + interval '2 s'")"
 sf_stop p
 sf_start p || sf_die "server p did not restart"
+# Only meaningful while the old IDs are still ahead of the clock.
+sf_expect_eq "after the restart the clock is still behind the last old ID" t \
+    "$(sf_psql p -c "SELECT clock_timestamp() < snowflake_timestamp($last_before)")"
 generate p "$SF_WORK/p.after" 300
 expect_above "planned restart after a load" "$SF_WORK/p.before" "$SF_WORK/p.after"
 sf_expect_match "the log says where the generator starts" \
-    'LOG: +snowflake_id: the generator starts at .*, the wall clock plus snowflake_id.max_clock_drift \(1000 ms\)' \
+    'LOG: +snowflake_id: the generator starts at .*, the wall clock plus snowflake_id.max_clock_drift \(3000 ms\)' \
     "$(sf_server_log p)"
 echo "crash: all checks passed"

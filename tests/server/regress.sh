@@ -29,7 +29,8 @@ run_regress() {
 
 sf_new main "snowflake_id.worker_id = 7"
 sf_new no_worker
-sf_new no_preload preload=no
+sf_new no_preload preload=no "snowflake_id.epoch = '2020-01-01T00:00:00Z'" \
+    "snowflake_id.worker_id = 3"
 for s in main no_worker no_preload; do
     sf_start "$s" || sf_die "server $s did not start"
 done

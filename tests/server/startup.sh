@@ -67,6 +67,15 @@ expect_refused "worker_id written in octal" \
 expect_refused "worker_bits with a fraction" \
     'invalid value for parameter "snowflake_id.worker_bits": "10.4"' \
     "snowflake_id.worker_id = 1" "snowflake_id.worker_bits = 10.4"
+expect_refused "empty sequence_bits" \
+    'invalid value for parameter "snowflake_id.sequence_bits": ""' \
+    "snowflake_id.worker_id = 1" "snowflake_id.sequence_bits = ''"
+expect_refused "empty epoch" \
+    'snowflake_id.epoch: invalid epoch "": empty' \
+    "snowflake_id.worker_id = 1" "snowflake_id.epoch = ''"
+expect_refused "empty datacenter_id" \
+    'invalid value for parameter "snowflake_id.datacenter_id": ""' \
+    "snowflake_id.worker_id = 1" "snowflake_id.datacenter_id = ''"
 expect_refused "worker_id not a number" \
     'invalid value for parameter "snowflake_id.worker_id": "seven"' \
     "snowflake_id.worker_id = 'seven'"
