@@ -149,13 +149,17 @@ sf_start() {
         -l "$SF_WORK/$name/server.log" -w -t 60 start >/dev/null 2>&1
 }
 
-# The environment that runs a server on a clock faked by libfaketime: the
-# offset from the real clock is read from FILE at every clock reading, so a
-# test steps the server's wall clock by writing FILE (e.g. "-10s", "+0").
+# sf_fake_clock: a clock for servers faked by libfaketime. Creates $SF_CLOCK
+# holding the offset from the real clock ("+0"), read at every clock
+# reading, so a test steps the servers' wall clock by writing it ("-10",
+# "-0.5", "+60"); and SF_FAKE_ENV, the environment to pass to sf_start.
 # CLOCK_MONOTONIC stays real: PostgreSQL's timeouts keep working.
-sf_faketime_env() {
-    printf '%s\n' "LD_PRELOAD=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1" \
-        "FAKETIME_TIMESTAMP_FILE=$1" "FAKETIME_NO_CACHE=1" "DONT_FAKE_MONOTONIC=1"
+sf_fake_clock() {
+    SF_CLOCK=$SF_WORK/clock
+    echo "+0" >"$SF_CLOCK"
+    chmod 644 "$SF_CLOCK"
+    SF_FAKE_ENV=("LD_PRELOAD=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"
+        "FAKETIME_TIMESTAMP_FILE=$SF_CLOCK" "FAKETIME_NO_CACHE=1" "DONT_FAKE_MONOTONIC=1")
 }
 
 sf_stop() {

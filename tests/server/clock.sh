@@ -14,10 +14,8 @@ set -euo pipefail
 source "$(dirname "$0")/../lib/cluster.sh"
 sf_init_workspace
 sf_stage
-clock=$SF_WORK/clock
-echo "+0" >"$clock"
-chmod 644 "$clock"
-mapfile -t fake_env < <(sf_faketime_env "$clock")
+sf_fake_clock
+clock=$SF_CLOCK
 
 sqlstate_of() { # sqlstate_of SERVER QUERY: the SQLSTATE QUERY raises
     sf_psql "$1" -c "DO \$\$ BEGIN PERFORM ($2); RAISE NOTICE 'no error';
@@ -27,7 +25,7 @@ sqlstate_of() { # sqlstate_of SERVER QUERY: the SQLSTATE QUERY raises
 
 sf_new k "snowflake_id.worker_id = 5" "snowflake_id.max_clock_drift = '3s'" \
     "snowflake_id.max_wait = '30s'"
-sf_start k "${fake_env[@]}" || sf_die "server did not start under libfaketime"
+sf_start k "${SF_FAKE_ENV[@]}" || sf_die "server did not start under libfaketime"
 sf_psql k -c "CREATE EXTENSION snowflake_id" -c "CREATE TABLE ids (batch int, id bigint)"
 
 batch() { # batch N COUNT: generate COUNT IDs in one statement, labelled N
@@ -126,7 +124,7 @@ sf_stop k
 epoch_ms=$(($(date +%s%3N) - 8388607 + 20000))
 sf_new x "snowflake_id.worker_id = 1" "snowflake_id.worker_bits = 20" \
     "snowflake_id.sequence_bits = 20" "snowflake_id.epoch = '$epoch_ms'"
-sf_start x "${fake_env[@]}" || sf_die "the short-lived layout did not start"
+sf_start x "${SF_FAKE_ENV[@]}" || sf_die "the short-lived layout did not start"
 sf_psql x -c "CREATE EXTENSION snowflake_id"
 sf_psql x -c "SELECT snowflake_nextval()" >/dev/null
 echo "+60" >"$clock"

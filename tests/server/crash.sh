@@ -10,16 +10,14 @@ set -euo pipefail
 source "$(dirname "$0")/../lib/cluster.sh"
 sf_init_workspace
 sf_stage
-clock=$SF_WORK/clock
-echo "+0" >"$clock"
-chmod 644 "$clock"
+sf_fake_clock
+clock=$SF_CLOCK
 
 # A drift bound large enough that, after the clock steps back 2.5 s, the
 # generator can keep going by borrowing time instead of raising.
 sf_new r "snowflake_id.worker_id = 4" "snowflake_id.max_clock_drift = '3s'" \
     "restart_after_crash = on"
-mapfile -t fake_env < <(sf_faketime_env "$clock")
-sf_start r "${fake_env[@]}" || sf_die "server did not start"
+sf_start r "${SF_FAKE_ENV[@]}" || sf_die "server did not start"
 sf_psql r -c "CREATE EXTENSION snowflake_id"
 # A fresh server starts max_clock_drift ahead of the clock; let the clock catch up.
 sf_poll r "SELECT snowflake_timestamp(snowflake_nextval()) < clock_timestamp()" t
