@@ -137,5 +137,19 @@ for _ in $(seq 1 200); do
 done
 sf_expect_eq "after reload, IDs carry worker 9" 9 \
     "$(sf_psql s -c 'SELECT worker_id FROM snowflake_decode(snowflake_nextval())')"
+
+# A reload with a worker id that is not a plain decimal, written straight into
+# the file (ALTER SYSTEM would refuse it): the old value stays, the log says why.
+sf_psql s -c "ALTER SYSTEM RESET snowflake_id.worker_id"
+printf '%s\n' "snowflake_id.worker_id = '010'" | sf_as_server tee "$case_conf" >/dev/null
+sf_as_server "$SF_STAGE_BIN/pg_ctl" -D "$(sf_datadir s)" reload >/dev/null
+for _ in $(seq 1 500); do
+    grep -q 'invalid value for parameter "snowflake_id.worker_id": "010"' "$SF_WORK/s/server.log" && break
+    sf_psql s -c "SELECT pg_sleep(0.01)" >/dev/null
+done
+sf_expect_match "a reload refuses worker_id = '010' and says so" \
+    'invalid value for parameter "snowflake_id.worker_id": "010"' "$(sf_server_log s)"
+sf_expect_eq "and the server keeps worker 9" 9 \
+    "$(sf_psql s -c 'SELECT worker_id FROM snowflake_decode(snowflake_nextval())')"
 sf_stop s
 echo "startup: all checks passed"
