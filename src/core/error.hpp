@@ -1,11 +1,10 @@
 // Errors crossing the core's interface.
 //
 // The core never throws across its interface (the project's rule for the
-// C++/PostgreSQL boundary). A
-// failing call returns false or a status and fills an Error: a plain struct
-// with fixed buffers, so that the PostgreSQL glue can copy it into an ereport
-// without any C++ object with a destructor being alive on the stack when the
-// ereport longjmps.
+// C++/PostgreSQL boundary). A failing call returns false or a status and
+// fills an Error: a plain struct with fixed buffers, so that the PostgreSQL
+// glue can copy it into an ereport without any C++ object with a destructor
+// being alive on the stack when the ereport longjmps.
 #pragma once
 #include "pure_cpp.hpp"
 

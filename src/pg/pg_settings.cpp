@@ -58,7 +58,10 @@ struct IntSetting {
     const char *description;
 };
 
-const IntSetting kIntSettings[] = {
+// Positions in kIntSettings, for the code that needs one setting by name.
+enum SettingIndex { kWorkerId, kDatacenterId, kWorkerBits, kDatacenterBits, kSequenceBits };
+
+constexpr IntSetting kIntSettings[] = {
     {"worker_id", &sf_worker_id, -1, -1, INT_MAX, Kind::node_id,
      "Worker id placed in every ID; -1 means not set, and snowflake_nextval() refuses to run."},
     {"datacenter_id", &sf_datacenter_id, 0, 0, INT_MAX, Kind::node_id,
@@ -75,6 +78,12 @@ const IntSetting kIntSettings[] = {
      "How long one call may wait for the clock before raising an error."},
 };
 constexpr int kIntSettingCount = sizeof kIntSettings / sizeof kIntSettings[0];
+static_assert(kIntSettings[kWorkerId].value == &sf_worker_id &&
+                  kIntSettings[kDatacenterId].value == &sf_datacenter_id &&
+                  kIntSettings[kWorkerBits].value == &sf_worker_bits &&
+                  kIntSettings[kDatacenterBits].value == &sf_datacenter_bits &&
+                  kIntSettings[kSequenceBits].value == &sf_sequence_bits,
+              "SettingIndex must follow the order of kIntSettings");
 
 constexpr char kPrefix[] = "snowflake_id.";
 
@@ -227,7 +236,8 @@ bool read_all(int values[kIntSettingCount], snowflake::Layout *layout, snowflake
         snprintf(err->message, sizeof err->message, "%s", message);
         return false;
     }
-    const snowflake::LayoutWidths widths{values[3], values[2], values[4]};
+    const snowflake::LayoutWidths widths{values[kDatacenterBits], values[kWorkerBits],
+                                         values[kSequenceBits]};
     return snowflake::Layout::make(widths, epoch_ms, layout, err);
 }
 
@@ -273,10 +283,10 @@ bool check_node_id(const IntSetting &s, char **newval, void **extra) {
 }
 
 bool check_worker_id(char **newval, void **extra, GucSource) {
-    return check_node_id(kIntSettings[0], newval, extra);
+    return check_node_id(kIntSettings[kWorkerId], newval, extra);
 }
 bool check_datacenter_id(char **newval, void **extra, GucSource) {
-    return check_node_id(kIntSettings[1], newval, extra);
+    return check_node_id(kIntSettings[kDatacenterId], newval, extra);
 }
 void assign_worker_id(const char *, void *extra) {
     sf_worker_id = *static_cast<int *>(extra);
@@ -300,10 +310,11 @@ void define_settings() {
                                 s.kind == Kind::duration ? GUC_UNIT_MS : 0, nullptr, nullptr,
                                 nullptr);
     }
-    DefineCustomStringVariable("snowflake_id.worker_id", kIntSettings[0].description, nullptr,
-                               &sf_worker_id_text, "-1", PGC_SIGHUP, 0, check_worker_id,
+    DefineCustomStringVariable("snowflake_id.worker_id", kIntSettings[kWorkerId].description,
+                               nullptr, &sf_worker_id_text, "-1", PGC_SIGHUP, 0, check_worker_id,
                                assign_worker_id, nullptr);
-    DefineCustomStringVariable("snowflake_id.datacenter_id", kIntSettings[1].description, nullptr,
+    DefineCustomStringVariable("snowflake_id.datacenter_id",
+                               kIntSettings[kDatacenterId].description, nullptr,
                                &sf_datacenter_id_text, "0", PGC_SIGHUP, 0, check_datacenter_id,
                                assign_datacenter_id, nullptr);
     DefineCustomStringVariable(

@@ -131,10 +131,7 @@ sf_expect_match "with a hint on the valid range" 'HINT: +.*between 0 and 1023' "
 sf_psql s -c "ALTER SYSTEM SET snowflake_id.worker_id = 9"
 sf_as_server "$SF_STAGE_BIN/pg_ctl" -D "$(sf_datadir s)" reload >/dev/null
 # A reload is asynchronous: poll (bounded) until a new session sees it.
-for _ in $(seq 1 200); do
-    [ "$(sf_psql s -c 'SHOW snowflake_id.worker_id')" = 9 ] && break
-    sf_psql s -c "SELECT pg_sleep(0.05)" >/dev/null
-done
+sf_poll s "SHOW snowflake_id.worker_id" 9
 sf_expect_eq "after reload, IDs carry worker 9" 9 \
     "$(sf_psql s -c 'SELECT worker_id FROM snowflake_decode(snowflake_nextval())')"
 
