@@ -6,8 +6,8 @@
 
 namespace snowflake {
 
-Attempt try_issue(std::atomic<uint64_t> &floor, const GeneratorParams &params,
-                  int64_t now_unix_ms) {
+Attempt try_issue(std::atomic<uint64_t> &floor, const GeneratorParams &params, int64_t now_unix_ms,
+                  const Reservation *reservation) {
     const Layout &layout = params.layout;
     const int seq_bits = layout.widths().sequence_bits;
     const int low_bits = seq_bits + layout.node_bits();
@@ -53,10 +53,17 @@ Attempt try_issue(std::atomic<uint64_t> &floor, const GeneratorParams &params,
             return a;
         }
         const uint64_t id = (ts << low_bits) | (node << seq_bits) | seq;
+        if (reservation != nullptr && id >= reservation->below.load(std::memory_order_acquire)) {
+            a.status = AttemptStatus::must_reserve;
+            a.id = static_cast<int64_t>(id);
+            return a;
+        }
         if (floor.compare_exchange_weak(f, id + 1, std::memory_order_acq_rel,
                                         std::memory_order_acquire)) {
             a.status = AttemptStatus::issued;
             a.id = static_cast<int64_t>(id);
+            a.renew = reservation != nullptr &&
+                      id >= reservation->renew_at.load(std::memory_order_relaxed);
             return a;
         }
         // f now holds the floor another caller set; try again from there.
@@ -94,14 +101,16 @@ void fail_clock_behind(const GeneratorParams &params, const Attempt &a, const Wa
 }  // namespace
 
 IssueResult issue(std::atomic<uint64_t> &floor, const GeneratorParams &params, Clock clock,
-                  Sleeper sleeper, WaitBudget *budget, Error *err) {
+                  Sleeper sleeper, WaitBudget *budget, Error *err, const Reservation *reservation) {
     IssueResult result;
     for (;;) {
         const int64_t now = clock.now_unix_ms(clock.ctx);
-        const Attempt a = try_issue(floor, params, now);
-        if (a.status == AttemptStatus::issued) {
-            result.status = IssueStatus::issued;
+        const Attempt a = try_issue(floor, params, now, reservation);
+        if (a.status == AttemptStatus::issued || a.status == AttemptStatus::must_reserve) {
+            result.status =
+                a.status == AttemptStatus::issued ? IssueStatus::issued : IssueStatus::must_reserve;
             result.id = a.id;
+            result.renew = a.renew;
             return result;
         }
         if (a.status == AttemptStatus::exhausted) {

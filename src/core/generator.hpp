@@ -8,6 +8,13 @@
 // puts it: a test's stack, or PostgreSQL shared memory (std::atomic<uint64_t>
 // is lock-free and address-free on the platforms we build for).
 //
+// Durability: an ID may only be issued below the reservation's bound, which
+// the caller has made durable beforehand (PostgreSQL: a state file and a WAL
+// record, see src/pg/pg_reserve.cpp). An ID at or above it comes back as
+// must_reserve instead, and the caller retries once it has reserved more.
+// The bound only grows, so a stale read can only cause a needless
+// must_reserve, never an unreserved ID.
+//
 // The wall clock only decides how far the floor jumps:
 //   N = now - epoch, L = timestamp of the last issued ID.
 //   N > L             -> (N, node, 0)
@@ -32,6 +39,16 @@ namespace snowflake {
 static_assert(std::atomic<uint64_t>::is_always_lock_free,
               "the generator's word must be lock-free to live in shared memory");
 
+// The reservation as the generator sees it. IDs below `below` are covered by
+// a durable reservation; from `renew_at` on, an issued ID carries
+// renew = true: the caller should extend the reservation before it runs out,
+// so that callers rarely wait for the durable write. The defaults (no bound)
+// are for callers without durable state, such as most unit tests.
+struct Reservation {
+    std::atomic<uint64_t> below{UINT64_MAX};
+    std::atomic<uint64_t> renew_at{UINT64_MAX};
+};
+
 struct GeneratorParams {
     Layout layout;
     int64_t node = 0;  // from Layout::make_node
@@ -40,17 +57,19 @@ struct GeneratorParams {
 };
 
 // One attempt at the current wall-clock reading; never waits.
-enum class AttemptStatus { issued, must_wait, exhausted };
+enum class AttemptStatus { issued, must_wait, must_reserve, exhausted };
 
 struct Attempt {
     AttemptStatus status = AttemptStatus::issued;
-    int64_t id = 0;         // issued
+    int64_t id = 0;         // issued; must_reserve: the ID that needs the reservation
+    bool renew = false;     // issued: the reservation should be extended soon
     int64_t wait_ms = 0;    // must_wait: how long until the clock allows the next ID
     int64_t behind_ms = 0;  // must_wait: last issued timestamp minus the wall clock
     int64_t timestamp = 0;  // the timestamp the next ID needs (issued, must_wait, exhausted)
 };
 
-Attempt try_issue(std::atomic<uint64_t> &floor, const GeneratorParams &params, int64_t now_unix_ms);
+Attempt try_issue(std::atomic<uint64_t> &floor, const GeneratorParams &params, int64_t now_unix_ms,
+                  const Reservation *reservation = nullptr);
 
 // Callbacks through which the caller lends the generator its clock and its
 // way of sleeping. Plain function pointers: the core owns nothing that would
@@ -69,7 +88,7 @@ struct Sleeper {
     void *ctx;
 };
 
-enum class IssueStatus { issued, interrupted, failed };
+enum class IssueStatus { issued, must_reserve, interrupted, failed };
 
 // What a call has waited so far. Kept by the caller so that a call resumed
 // after an interrupt does not get a fresh max_wait.
@@ -79,12 +98,15 @@ struct WaitBudget {
 
 struct IssueResult {
     IssueStatus status = IssueStatus::issued;
-    int64_t id = 0;
+    int64_t id = 0;      // issued; must_reserve: the ID that needs the reservation
+    bool renew = false;  // issued: the reservation should be extended soon
 };
 
 // Issues one ID, waiting as the rules above allow. On failure fills err
-// (clock_behind or timestamp_exhausted).
+// (clock_behind or timestamp_exhausted). Returns must_reserve without waiting
+// when the next ID is not covered by `reservation` (nullptr: no bound).
 IssueResult issue(std::atomic<uint64_t> &floor, const GeneratorParams &params, Clock clock,
-                  Sleeper sleeper, WaitBudget *budget, Error *err);
+                  Sleeper sleeper, WaitBudget *budget, Error *err,
+                  const Reservation *reservation = nullptr);
 
 }  // namespace snowflake

@@ -1,6 +1,7 @@
 #include "layout.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "epoch.hpp"
 
@@ -149,6 +150,14 @@ bool Layout::smallest_id_at(int64_t unix_ms, int64_t *id, Error *err) const {
     }
     *id = compose(unix_ms - epoch_unix_ms_, 0, 0);
     return true;
+}
+
+void Layout::describe(char *out, int size) const {
+    char epoch_text[40];
+    format_utc(epoch_unix_ms_, epoch_text, sizeof epoch_text);
+    snprintf(out, static_cast<size_t>(size),
+             "time %d, datacenter %d, worker %d, sequence %d bits, epoch %s", timestamp_bits(),
+             widths_.datacenter_bits, widths_.worker_bits, widths_.sequence_bits, epoch_text);
 }
 
 }  // namespace snowflake

@@ -60,6 +60,16 @@ class Layout {
     // The last instant the layout can carry.
     int64_t end_unix_ms() const { return epoch_unix_ms_ + max_timestamp_; }
 
+    // Same widths and epoch: IDs of one mean the same under the other.
+    bool same_as(const Layout &other) const {
+        return widths_.datacenter_bits == other.widths_.datacenter_bits &&
+               widths_.worker_bits == other.widths_.worker_bits &&
+               widths_.sequence_bits == other.widths_.sequence_bits &&
+               epoch_unix_ms_ == other.epoch_unix_ms_;
+    }
+    // "time 41, datacenter 0, worker 10, sequence 12 bits, epoch
+    // 2020-01-01T00:00:00.000Z", for messages; truncated to `size`.
+    void describe(char *out, int size) const;
     // Checks worker_id / datacenter_id (negative means "not set") and returns
     // the node field in *node.
     bool make_node(int64_t datacenter_id, int64_t worker_id, int64_t *node, Error *err) const;

@@ -345,3 +345,72 @@ TEST(Generator, ThreadsGetUniqueIncreasingIds) {
     std::sort(all.begin(), all.end());
     EXPECT_EQ(std::adjacent_find(all.begin(), all.end()), all.end()) << "duplicate ID";
 }
+
+namespace {
+
+GeneratorParams default_params() {
+    GeneratorParams p;
+    p.node = 5;
+    return p;
+}
+
+}  // namespace
+
+TEST(GeneratorReservation, IssuesBelowTheBoundOnly) {
+    std::atomic<uint64_t> floor{0};
+    snowflake::Reservation reservation;
+    const GeneratorParams p = default_params();
+    const int64_t now = kEpoch + 1000;
+    const uint64_t first = static_cast<uint64_t>(p.layout.compose(1000, 5, 0));
+    reservation.below = first + 2;  // room for exactly two IDs
+
+    Attempt a = try_issue(floor, p, now, &reservation);
+    ASSERT_EQ(a.status, AttemptStatus::issued);
+    EXPECT_EQ(static_cast<uint64_t>(a.id), first);
+    a = try_issue(floor, p, now, &reservation);
+    ASSERT_EQ(a.status, AttemptStatus::issued);
+    EXPECT_EQ(static_cast<uint64_t>(a.id), first + 1);
+
+    // The third needs a reservation: reported, and the floor is untouched.
+    a = try_issue(floor, p, now, &reservation);
+    ASSERT_EQ(a.status, AttemptStatus::must_reserve);
+    EXPECT_EQ(static_cast<uint64_t>(a.id), first + 2);
+    EXPECT_EQ(floor.load(), first + 2);
+
+    // Once the caller has reserved more, the same ID is issued.
+    reservation.below = first + 100;
+    a = try_issue(floor, p, now, &reservation);
+    ASSERT_EQ(a.status, AttemptStatus::issued);
+    EXPECT_EQ(static_cast<uint64_t>(a.id), first + 2);
+}
+
+TEST(GeneratorReservation, RenewFlagFromRenewAt) {
+    std::atomic<uint64_t> floor{0};
+    snowflake::Reservation reservation;
+    const GeneratorParams p = default_params();
+    const uint64_t first = static_cast<uint64_t>(p.layout.compose(1000, 5, 0));
+    reservation.below = first + 10;
+    reservation.renew_at = first + 1;
+    Attempt a = try_issue(floor, p, kEpoch + 1000, &reservation);
+    ASSERT_EQ(a.status, AttemptStatus::issued);
+    EXPECT_FALSE(a.renew);
+    a = try_issue(floor, p, kEpoch + 1000, &reservation);
+    ASSERT_EQ(a.status, AttemptStatus::issued);
+    EXPECT_TRUE(a.renew);
+}
+
+TEST(GeneratorReservation, IssueReturnsMustReserveWithoutWaiting) {
+    std::atomic<uint64_t> floor{0};
+    snowflake::Reservation reservation;
+    reservation.below = 0;  // nothing reserved yet
+    const GeneratorParams p = default_params();
+    FakeTime t;
+    WaitBudget budget;
+    Error err;
+    const IssueResult r = snowflake::issue(floor, p, Clock{fake_now, &t}, Sleeper{fake_sleep, &t},
+                                           &budget, &err, &reservation);
+    EXPECT_EQ(r.status, IssueStatus::must_reserve);
+    EXPECT_EQ(r.id, p.layout.compose(t.now - kEpoch, 5, 0));
+    EXPECT_EQ(t.sleeps, 0);
+    EXPECT_EQ(floor.load(), 0u);
+}

@@ -1,0 +1,103 @@
+#include "state_record.hpp"
+
+namespace snowflake {
+
+namespace {
+
+constexpr uint32_t kMagic = 0x44494653;  // "SFID" in little-endian order
+constexpr uint32_t kFormatVersion = 1;
+
+// Offsets of the fields; the CRC covers everything before it.
+constexpr size_t kOffMagic = 0;
+constexpr size_t kOffVersion = 4;
+constexpr size_t kOffGeneration = 8;
+constexpr size_t kOffEpoch = 16;
+constexpr size_t kOffBound = 24;
+constexpr size_t kOffDatacenterBits = 32;
+constexpr size_t kOffWorkerBits = 33;
+constexpr size_t kOffSequenceBits = 34;
+constexpr size_t kOffCrc = 44;
+static_assert(kOffCrc + 4 == kStateRecordSize);
+
+void put_le(unsigned char *out, uint64_t value, int bytes) {
+    for (int i = 0; i < bytes; ++i) {
+        out[i] = static_cast<unsigned char>(value >> (8 * i));
+    }
+}
+
+uint64_t get_le(const unsigned char *in, int bytes) {
+    uint64_t value = 0;
+    for (int i = 0; i < bytes; ++i) {
+        value |= static_cast<uint64_t>(in[i]) << (8 * i);
+    }
+    return value;
+}
+
+}  // namespace
+
+uint32_t crc32c(const unsigned char *data, size_t size) {
+    uint32_t crc = 0xFFFFFFFFu;
+    for (size_t i = 0; i < size; ++i) {
+        crc ^= data[i];
+        for (int bit = 0; bit < 8; ++bit) {
+            crc = (crc >> 1) ^ (0x82F63B78u & (0u - (crc & 1u)));
+        }
+    }
+    return ~crc;
+}
+
+StateRecord state_record_for(const Layout &layout, uint64_t id_bound, uint64_t generation) {
+    StateRecord record;
+    record.generation = generation;
+    record.widths = layout.widths();
+    record.epoch_unix_ms = layout.epoch_unix_ms();
+    record.id_bound = id_bound;
+    return record;
+}
+
+void encode_state(const StateRecord &record, unsigned char *out) {
+    for (size_t i = 0; i < kStateRecordSize; ++i) {
+        out[i] = 0;
+    }
+    put_le(out + kOffMagic, kMagic, 4);
+    put_le(out + kOffVersion, kFormatVersion, 4);
+    put_le(out + kOffGeneration, record.generation, 8);
+    put_le(out + kOffEpoch, static_cast<uint64_t>(record.epoch_unix_ms), 8);
+    put_le(out + kOffBound, record.id_bound, 8);
+    out[kOffDatacenterBits] = static_cast<unsigned char>(record.widths.datacenter_bits);
+    out[kOffWorkerBits] = static_cast<unsigned char>(record.widths.worker_bits);
+    out[kOffSequenceBits] = static_cast<unsigned char>(record.widths.sequence_bits);
+    put_le(out + kOffCrc, crc32c(out, kOffCrc), 4);
+}
+
+bool decode_state(const unsigned char *in, StateRecord *record) {
+    if (get_le(in + kOffMagic, 4) != kMagic || get_le(in + kOffVersion, 4) != kFormatVersion ||
+        get_le(in + kOffCrc, 4) != crc32c(in, kOffCrc)) {
+        return false;
+    }
+    StateRecord r;
+    r.generation = get_le(in + kOffGeneration, 8);
+    r.epoch_unix_ms = static_cast<int64_t>(get_le(in + kOffEpoch, 8));
+    r.id_bound = get_le(in + kOffBound, 8);
+    r.widths.datacenter_bits = in[kOffDatacenterBits];
+    r.widths.worker_bits = in[kOffWorkerBits];
+    r.widths.sequence_bits = in[kOffSequenceBits];
+    *record = r;
+    return true;
+}
+
+bool layout_of(const StateRecord &record, Layout *layout, Error *err) {
+    return Layout::make(record.widths, record.epoch_unix_ms, layout, err);
+}
+
+int newest_slot(const StateRecord records[kStateSlots], const bool valid[kStateSlots]) {
+    int newest = -1;
+    for (int i = 0; i < kStateSlots; ++i) {
+        if (valid[i] && (newest < 0 || records[i].generation > records[newest].generation)) {
+            newest = i;
+        }
+    }
+    return newest;
+}
+
+}  // namespace snowflake

@@ -1,0 +1,57 @@
+// The durable state of the generator, as bytes.
+//
+// One record says: "every ID this cluster has issued, or may issue without
+// writing a new record, is below id_bound, and it issued them under this
+// layout and epoch". The PostgreSQL glue writes it to a state file in the
+// data directory and, as the payload of a WAL record, to every standby
+// (src/pg/pg_state_file.cpp, src/pg/pg_wal.cpp). The encoding is fixed
+// little-endian with its own CRC-32C, independent of the host.
+//
+// The state file has two slots of kStateSlotSize bytes; a write goes to the
+// slot of its generation's parity and is flushed before it is relied on. A
+// write torn by a crash can only damage the slot being written; the other
+// still holds the previous record, and no ID above that one was issued
+// before the torn write would have completed.
+#pragma once
+#include "pure_cpp.hpp"
+
+#include <cstddef>
+#include <cstdint>
+
+#include "layout.hpp"
+
+namespace snowflake {
+
+inline constexpr size_t kStateRecordSize = 48;
+inline constexpr size_t kStateSlotSize = 512;  // one disk sector: written whole or not at all
+inline constexpr int kStateSlots = 2;
+
+struct StateRecord {
+    uint64_t generation = 0;  // grows by one per state file write
+    LayoutWidths widths;
+    int64_t epoch_unix_ms = 0;
+    uint64_t id_bound = 0;
+};
+
+// The record of `layout` with the given bound.
+StateRecord state_record_for(const Layout &layout, uint64_t id_bound, uint64_t generation);
+
+// Writes kStateRecordSize bytes.
+void encode_state(const StateRecord &record, unsigned char *out);
+
+// Reads kStateRecordSize bytes; false if the magic, the format version or
+// the CRC is wrong. layout_of() checks the widths.
+bool decode_state(const unsigned char *in, StateRecord *record);
+
+// The layout a record was written under; false (err filled) if it is not a
+// valid layout.
+bool layout_of(const StateRecord &record, Layout *layout, Error *err);
+
+// Of the decoded slots (valid[i] false for an unreadable one), the index of
+// the newest, or -1 if none is valid.
+int newest_slot(const StateRecord records[kStateSlots], const bool valid[kStateSlots]);
+
+// CRC-32C (Castagnoli), as used by PostgreSQL's WAL and iSCSI.
+uint32_t crc32c(const unsigned char *data, size_t size);
+
+}  // namespace snowflake
