@@ -57,3 +57,20 @@ SELECT query, pg_temp.sqlstate_of(query) AS sqlstate FROM (VALUES
     ('SET snowflake_id.worker_id = 3'),
     ('SET snowflake_id.nonsense = 1'),
     ('SELECT snowflake_nextval()')) v(query);
+
+-- The layout lock's way out is for superusers only: PUBLIC has no EXECUTE,
+-- and a GRANT alone does not open it up either.
+CREATE ROLE sf_plain_user;
+SET ROLE sf_plain_user;
+SELECT snowflake_accept_layout();
+RESET ROLE;
+GRANT EXECUTE ON FUNCTION snowflake_accept_layout() TO sf_plain_user;
+SET ROLE sf_plain_user;
+SELECT snowflake_accept_layout();
+RESET ROLE;
+REVOKE EXECUTE ON FUNCTION snowflake_accept_layout() FROM sf_plain_user;
+DROP ROLE sf_plain_user;
+-- With the layout unchanged there is nothing to accept: a NOTICE, and the
+-- current floor, above every ID issued so far.
+SELECT snowflake_nextval() AS last_id \gset
+SELECT snowflake_accept_layout() > :last_id AS above_every_id;

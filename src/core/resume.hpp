@@ -3,13 +3,13 @@
 //
 // The durable state gives a bound: every ID issued before is below it. The
 // generator resumes at that bound (its floor), whatever the clock says. When
-// the wall clock is behind the bound by more than max_clock_drift (a clock
-// set back across a restart, a promoted standby with a slower clock, a
-// layout whose new epoch puts old IDs in the future), plain borrowing could
-// not issue anything, and waiting for the clock could mean an outage of
-// hours. Instead the generator runs on a *catch-up clock*: time starts at the
-// bound and advances at half the speed of the monotonic clock, until the
-// wall clock overtakes it; from then on the wall clock rules again.
+// the wall clock is behind the bound (a clock set back across a restart, a
+// promoted standby with a slower clock, a layout whose new epoch puts old
+// IDs in the future, or just the time borrowed under load), waiting for the
+// clock could mean an outage of hours, and borrowing is bounded by
+// max_clock_drift. Instead the generator runs on a *catch-up clock*: time
+// starts at the bound and advances at half the speed of the monotonic clock,
+// until the wall clock overtakes it; from then on the wall clock rules again.
 //
 // Half speed, because neither clock can be trusted to be the right one: if
 // the wall clock is right now (it was fast before), IDs carry timestamps
@@ -30,11 +30,15 @@ struct ResumePlan {
     uint64_t floor = 0;          // the generator's floor: the bound
     int64_t resume_unix_ms = 0;  // the timestamp of the ID at the floor
     int64_t lead_ms = 0;         // resume_unix_ms - wall clock; > 0: the clock is behind
-    bool catch_up = false;       // lead_ms > max_drift_ms: run the catch-up clock
+    bool catch_up = false;       // lead_ms > 0: run the catch-up clock
+    // The clock is further behind than a correct clock can be: more than
+    // `normal_lead_ms`, what borrowing (max_clock_drift) and, for a
+    // reservation, its window explain. Worth a WARNING.
+    bool clock_suspect = false;
 };
 
 ResumePlan plan_resume(const Layout &layout, uint64_t bound, int64_t now_unix_ms,
-                       int64_t max_drift_ms);
+                       int64_t normal_lead_ms);
 
 struct CatchUp {
     int64_t base_unix_ms = 0;   // the resume point

@@ -16,6 +16,8 @@ constexpr size_t kOffBound = 24;
 constexpr size_t kOffDatacenterBits = 32;
 constexpr size_t kOffWorkerBits = 33;
 constexpr size_t kOffSequenceBits = 34;
+constexpr size_t kOffExact = 35;
+constexpr size_t kOffRunId = 36;
 constexpr size_t kOffCrc = 44;
 static_assert(kOffCrc + 4 == kStateRecordSize);
 
@@ -46,8 +48,10 @@ uint32_t crc32c(const unsigned char *data, size_t size) {
     return ~crc;
 }
 
-StateRecord state_record_for(const Layout &layout, uint64_t id_bound, uint64_t generation) {
+StateRecord state_record_for(const Layout &layout, uint64_t id_bound, uint64_t generation,
+                             uint64_t run_id) {
     StateRecord record;
+    record.run_id = run_id;
     record.generation = generation;
     record.widths = layout.widths();
     record.epoch_unix_ms = layout.epoch_unix_ms();
@@ -67,6 +71,8 @@ void encode_state(const StateRecord &record, unsigned char *out) {
     out[kOffDatacenterBits] = static_cast<unsigned char>(record.widths.datacenter_bits);
     out[kOffWorkerBits] = static_cast<unsigned char>(record.widths.worker_bits);
     out[kOffSequenceBits] = static_cast<unsigned char>(record.widths.sequence_bits);
+    out[kOffExact] = record.exact ? 1 : 0;
+    put_le(out + kOffRunId, record.run_id, 8);
     put_le(out + kOffCrc, crc32c(out, kOffCrc), 4);
 }
 
@@ -82,12 +88,20 @@ bool decode_state(const unsigned char *in, StateRecord *record) {
     r.widths.datacenter_bits = in[kOffDatacenterBits];
     r.widths.worker_bits = in[kOffWorkerBits];
     r.widths.sequence_bits = in[kOffSequenceBits];
+    r.exact = in[kOffExact] != 0;
+    r.run_id = get_le(in + kOffRunId, 8);
     *record = r;
     return true;
 }
 
 bool layout_of(const StateRecord &record, Layout *layout, Error *err) {
     return Layout::make(record.widths, record.epoch_unix_ms, layout, err);
+}
+
+bool same_layout(const StateRecord &a, const StateRecord &b) {
+    return a.widths.datacenter_bits == b.widths.datacenter_bits &&
+           a.widths.worker_bits == b.widths.worker_bits &&
+           a.widths.sequence_bits == b.widths.sequence_bits && a.epoch_unix_ms == b.epoch_unix_ms;
 }
 
 int newest_slot(const StateRecord records[kStateSlots], const bool valid[kStateSlots]) {

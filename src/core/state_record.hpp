@@ -31,10 +31,18 @@ struct StateRecord {
     LayoutWidths widths;
     int64_t epoch_unix_ms = 0;
     uint64_t id_bound = 0;
+    // The bound is the exact floor, recorded when no process could issue
+    // IDs (shutdown, crash-restart), not a reservation ahead of need.
+    bool exact = false;
+    // Which run of the server wrote it (a new random number each time
+    // shared memory is created). An exact record names the run it closes:
+    // WAL records of that run, replayed later, are all below its bound.
+    uint64_t run_id = 0;
 };
 
-// The record of `layout` with the given bound.
-StateRecord state_record_for(const Layout &layout, uint64_t id_bound, uint64_t generation);
+// The record of a reservation under `layout` with the given bound.
+StateRecord state_record_for(const Layout &layout, uint64_t id_bound, uint64_t generation,
+                             uint64_t run_id);
 
 // Writes kStateRecordSize bytes.
 void encode_state(const StateRecord &record, unsigned char *out);
@@ -46,6 +54,9 @@ bool decode_state(const unsigned char *in, StateRecord *record);
 // The layout a record was written under; false (err filled) if it is not a
 // valid layout.
 bool layout_of(const StateRecord &record, Layout *layout, Error *err);
+
+// Same widths and epoch.
+bool same_layout(const StateRecord &a, const StateRecord &b);
 
 // Of the decoded slots (valid[i] false for an unreadable one), the index of
 // the newest, or -1 if none is valid.

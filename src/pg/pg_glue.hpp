@@ -42,10 +42,6 @@ extern snowflake::Layout sf_layout;
 extern bool sf_layout_ok;
 extern snowflake::Error sf_layout_error;
 
-// The generator's word in shared memory; nullptr unless the library was
-// loaded through shared_preload_libraries.
-extern std::atomic<uint64_t> *sf_floor;
-
 // _PG_init's parts.
 void sf_load_settings(bool preloading);
 void sf_install_shmem_hooks();

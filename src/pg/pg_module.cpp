@@ -1,5 +1,5 @@
 // The module's entry point.
-#include "pg_glue.hpp"
+#include "pg_shared.hpp"
 
 extern "C" {
 #include "fmgr.h"
@@ -13,7 +13,8 @@ PGDLLEXPORT void _PG_init(void);
 }
 
 // _PG_init: with shared_preload_libraries, validate and define the settings
-// (a bad layout stops the server) and ask for shared memory. Without it,
+// (a bad layout stops the server), register the WAL resource manager (only
+// allowed while preloading) and ask for shared memory. Without it,
 // only read the layout for the decoders: defining PGC_POSTMASTER settings
 // after start-up is FATAL, and snowflake_nextval() explains the missing
 // preload when called.
@@ -21,6 +22,7 @@ void _PG_init(void) {
     const bool preloading = process_shared_preload_libraries_in_progress;
     sf_load_settings(preloading);
     if (preloading) {
+        sf_register_wal_rmgr();
         sf_install_shmem_hooks();
     }
 }

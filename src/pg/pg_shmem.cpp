@@ -1,83 +1,38 @@
-// Shared memory for the generator.
+// Shared memory for the generator: creation, the start-up read of the state
+// file, and the last write at shutdown. The locking protocol is documented
+// in pg_shared.hpp.
 //
-// Locking protocol: there is none on the hot path. The whole generator state
-// is one std::atomic<uint64_t> (the floor: the smallest ID this server may
-// issue next), advanced by compare-and-swap from any backend; see
-// src/core/generator.hpp. AddinShmemInitLock is held only while the segment
-// is created or attached at start-up.
-//
-// Where the floor starts (initial_floor):
-//  - After a backend crash the postmaster throws shared memory away and
-//    builds it anew. The postmaster itself lives on, so it keeps the floor in
-//    a variable of its own across that (save_floor): IDs never repeat after a
-//    crash-restart.
-//  - When the server starts, the previous run's floor is gone. Under load the
-//    generator runs up to max_clock_drift ms ahead of the clock, so the last
-//    IDs before a restart can carry times after the restart's wall clock. The
-//    floor therefore starts at the wall clock plus max_clock_drift: above
-//    every ID the previous run can have issued, unless the clock was set back
-//    across the restart (not protected yet: see the README).
+// Where the floor starts:
+//  - A valid state file: at its bound. Every ID issued before is below it:
+//    a running server only issues below a durable reservation, and a clean
+//    shutdown records the exact floor. WAL replay may raise it further
+//    (pg_wal.cpp), and sf_resume() decides the clock (pg_resume.cpp).
+//  - No state file (a new cluster, or one upgraded from snowflake_id 1.0):
+//    at the wall clock plus max_clock_drift, which is above every ID a
+//    previous run without the file can have issued unless the clock was set
+//    back. The first reservation then creates the file.
+//  - An unreadable state file: nowhere; snowflake_nextval() refuses.
 #include <algorithm>
+#include <cerrno>
 #include <new>
 
 #include "core/epoch.hpp"
-#include "pg_glue.hpp"
+#include "pg_shared.hpp"
 
 extern "C" {
+#include <unistd.h>
+
 #include "miscadmin.h"
 #include "storage/ipc.h"
 #include "storage/lwlock.h"
 #include "storage/shmem.h"
 }
 
-std::atomic<uint64_t> *sf_floor = nullptr;
+SharedState *sf_shared = nullptr;
 
 namespace {
 
-struct SharedState {
-    explicit SharedState(uint64_t start) : floor(start) {}
-    std::atomic<uint64_t> floor;
-};
-
-// Postmaster-local: the floor as it was when shared memory was last torn
-// down, and whether that happened at all (a crash-restart) in this postmaster.
-uint64_t floor_before_reinit = 0;
-bool reinitialising = false;
-
-uint64_t initial_floor() {
-    char when[40];
-    if (reinitialising) {
-        snowflake::IdParts parts;
-        snowflake::Error err;
-        const int64_t last =
-            floor_before_reinit > 0 ? static_cast<int64_t>(floor_before_reinit - 1) : 0;
-        if (sf_layout.decode(last, &parts, &err)) {
-            snowflake::format_utc(sf_layout.epoch_unix_ms() + parts.timestamp, when, sizeof when);
-            ereport(LOG,
-                    (errmsg("snowflake_id: the generator resumes after the last ID issued before "
-                            "the crash-restart (timestamp %s)",
-                            when)));
-        }
-        return floor_before_reinit;
-    }
-    // Strictly above the previous run's IDs (timestamps <= its clock + drift)
-    // as long as its last clock reading is at least 1 ms before this one,
-    // which any real restart guarantees when the clock did not go back. No
-    // extra millisecond: that would make the first call after a start wait.
-    const int64_t now = sf_wall_clock_ms();
-    const int64_t ts = std::min(now - sf_layout.epoch_unix_ms() + sf_max_clock_drift_ms,
-                                sf_layout.max_timestamp() + 1);
-    snowflake::format_utc(sf_layout.epoch_unix_ms() + ts, when, sizeof when);
-    ereport(LOG, (errmsg("snowflake_id: the generator starts at %s, the wall clock plus "
-                         "snowflake_id.max_clock_drift (%d ms)",
-                         when, sf_max_clock_drift_ms),
-                  errdetail("IDs issued before the restart carry at most the clock then plus "
-                            "max_clock_drift, so new IDs are above them unless the clock was "
-                            "set back across the restart.")));
-    return ts <= 0 ? 0
-                   : static_cast<uint64_t>(ts)
-                         << (sf_layout.node_bits() + sf_layout.widths().sequence_bits);
-}
+constexpr const char *kTrancheName = "snowflake_id";
 
 #if PG_VERSION_NUM >= 150000
 shmem_request_hook_type prev_shmem_request_hook = nullptr;
@@ -88,28 +43,108 @@ Size shared_size() {
     return MAXALIGN(sizeof(SharedState));
 }
 
+void request_shmem() {
+    RequestAddinShmemSpace(shared_size());
+    RequestNamedLWLockTranche(kTrancheName, 1);
+}
+
 #if PG_VERSION_NUM >= 150000
-// shmem_request_hook: reserve our segment (PG 15 allows it only here).
+// shmem_request_hook: reserve our segment and lock (PG 15 allows it only here).
 void sf_shmem_request() {
     if (prev_shmem_request_hook != nullptr) {
         prev_shmem_request_hook();
     }
-    RequestAddinShmemSpace(shared_size());
+    request_shmem();
 }
 #endif
 
-// on_shmem_exit callback in the postmaster: runs before a crash-restart (and
-// at shutdown) tears shared memory down, while the segment is still mapped.
-void save_floor(int, Datum) {
-    if (sf_floor != nullptr) {
-        floor_before_reinit = sf_floor->load(std::memory_order_acquire);
-        reinitialising = true;
+// A new id for every creation of shared memory, so that the runs between two
+// crash-restarts of one postmaster differ too.
+uint64_t new_run_id() {
+    uint64_t id = 0;
+    if (!pg_strong_random(&id, sizeof id)) {
+        id = static_cast<uint64_t>(sf_monotonic_ns()) ^ (static_cast<uint64_t>(getpid()) << 40);
+    }
+    return id;
+}
+
+void start_fresh(SharedState *s) {
+    const int64_t now = sf_wall_clock_ms();
+    const int64_t ts = std::min(now - sf_layout.epoch_unix_ms() + sf_max_clock_drift_ms,
+                                sf_layout.max_timestamp() + 1);
+    const int low_bits = sf_layout.node_bits() + sf_layout.widths().sequence_bits;
+    s->floor = ts <= 0 ? 0 : static_cast<uint64_t>(ts) << low_bits;
+    char when[40];
+    snowflake::format_utc(sf_layout.epoch_unix_ms() + ts, when, sizeof when);
+    ereport(LOG, (errmsg("snowflake_id: no state file; the generator starts at %s, the wall clock "
+                         "plus snowflake_id.max_clock_drift (%d ms)",
+                         when, sf_max_clock_drift_ms),
+                  errdetail("The first snowflake_nextval() creates \"%s\". Without it, IDs issued "
+                            "before carry at most the clock then plus max_clock_drift.",
+                            sf_state_file_name)));
+}
+
+// Reads the state file into a new SharedState (in the postmaster).
+void load_state(SharedState *s) {
+    StateFileRead read;
+    const int rc = sf_state_file_read(&read);
+    if (rc != 0 || (read.found && !read.valid)) {
+        s->refusal = static_cast<int>(Refusal::state_unreadable);
+        if (rc != 0) {
+            errno = rc;
+            ereport(WARNING,
+                    (errmsg("snowflake_id: could not read \"%s\": %m", sf_state_file_name)));
+        }
+        sf_resume(false);  // logs the refusal
+        return;
+    }
+    if (!read.found) {
+        start_fresh(s);
+        s->floor_at_start = s->floor.load();
+        s->reservation.below = s->floor.load();
+        return;
+    }
+    s->stored = read.record;
+    s->have_stored = true;
+    s->floor = read.record.id_bound;
+    s->floor_is_exact = read.record.exact;
+    s->exact_run_id = read.record.run_id;
+    s->reservation.below = read.record.id_bound;
+    sf_resume(false);
+}
+
+// on_shmem_exit callback in the postmaster: runs at shutdown and before a
+// crash-restart tears shared memory down, when every other process is gone.
+// The floor is then exact (no ID at or above it was issued), so recording
+// it lets the next start resume right after the last ID instead of at the
+// end of the reservation. Crash recovery may raise it again from WAL. Never
+// raises: a failure only costs that precision.
+void save_exact_floor(int, Datum) {
+    SharedState *s = sf_shared;
+    if (s == nullptr || !s->have_stored ||
+        static_cast<Refusal>(s->refusal.load()) != Refusal::none) {
+        return;
+    }
+    const uint64_t floor = s->floor.load();
+    if (floor >= s->stored.id_bound) {
+        return;
+    }
+    snowflake::StateRecord record = s->stored;
+    record.id_bound = floor;
+    record.generation += 1;
+    record.exact = true;
+    record.run_id = s->run_id;
+    const int rc = sf_state_file_write(record);
+    if (rc != 0) {
+        errno = rc;
+        ereport(LOG, (errmsg("snowflake_id: could not record the exact floor in \"%s\": %m",
+                             sf_state_file_name),
+                      errdetail("The next start resumes at the end of the last reservation.")));
     }
 }
 
-// shmem_startup_hook: create the segment in the postmaster, starting from the
-// floor saved before a crash-restart, or attach to it (EXEC_BACKEND builds
-// run this in every backend).
+// shmem_startup_hook: create the segment in the postmaster from the state
+// file, or attach to it (EXEC_BACKEND builds run this in every backend).
 void sf_shmem_startup() {
     if (prev_shmem_startup_hook != nullptr) {
         prev_shmem_startup_hook();
@@ -117,12 +152,19 @@ void sf_shmem_startup() {
     LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
     bool found = false;
     void *mem = ShmemInitStruct("snowflake_id", shared_size(), &found);
-    auto *state = found ? static_cast<SharedState *>(mem) : new (mem) SharedState(initial_floor());
+    auto *state = found ? static_cast<SharedState *>(mem) : new (mem) SharedState();
+    if (!found) {
+        state->lock = &(GetNamedLWLockTranche(kTrancheName))->lock;
+        state->run_id = new_run_id();
+    }
     LWLockRelease(AddinShmemInitLock);
-    sf_floor = &state->floor;
+    sf_shared = state;
+    if (!found) {
+        load_state(state);
+    }
     if (!IsUnderPostmaster) {
         // shmem_exit() pops its callbacks, so register again after every (re)start.
-        on_shmem_exit(save_floor, 0);
+        on_shmem_exit(save_exact_floor, 0);
     }
 }
 
@@ -133,7 +175,7 @@ void sf_install_shmem_hooks() {
     prev_shmem_request_hook = shmem_request_hook;
     shmem_request_hook = sf_shmem_request;
 #else
-    RequestAddinShmemSpace(shared_size());
+    request_shmem();
 #endif
     prev_shmem_startup_hook = shmem_startup_hook;
     shmem_startup_hook = sf_shmem_startup;

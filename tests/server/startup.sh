@@ -12,9 +12,12 @@ sf_stage
 sf_new s "include_if_exists 'case.conf'"
 case_conf=$(sf_datadir s)/case.conf
 
-# set_case LINE...: the settings of one case, replacing the last case's.
+# set_case LINE...: the settings of one case, replacing the last case's. The
+# state file goes too: cases switch layouts, which the layout lock would
+# refuse (tests/server/layout.sh tests that).
 set_case() {
     printf '%s\n' "$@" | sf_as_server tee "$case_conf" >/dev/null
+    sf_as_server rm -f "$(sf_datadir s)/snowflake_id.state"
     sf_as_server truncate -s 0 "$SF_WORK/s/server.log" 2>/dev/null || true
 }
 

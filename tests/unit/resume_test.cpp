@@ -24,19 +24,28 @@ TEST(Resume, ClockAheadOfTheBound) {
     EXPECT_EQ(plan.resume_unix_ms, kEpoch + 5000);
     EXPECT_EQ(plan.lead_ms, -4000);
     EXPECT_FALSE(plan.catch_up);
+    EXPECT_FALSE(plan.clock_suspect);
 }
 
-TEST(Resume, ClockBehindWithinDriftBorrows) {
-    const ResumePlan plan = plan_resume(Layout(), bound_at(kEpoch + 5000), kEpoch + 4000, 1000);
-    EXPECT_EQ(plan.lead_ms, 1000);
+TEST(Resume, ClockAtTheBound) {
+    const ResumePlan plan = plan_resume(Layout(), bound_at(kEpoch + 5000), kEpoch + 5000, 1000);
+    EXPECT_EQ(plan.lead_ms, 0);
     EXPECT_FALSE(plan.catch_up);
 }
 
-TEST(Resume, ClockBehindBeyondDriftCatchesUp) {
+TEST(Resume, ClockBehindWithinNormalLeadCatchesUpQuietly) {
+    const ResumePlan plan = plan_resume(Layout(), bound_at(kEpoch + 5000), kEpoch + 4000, 1000);
+    EXPECT_EQ(plan.lead_ms, 1000);
+    EXPECT_TRUE(plan.catch_up);
+    EXPECT_FALSE(plan.clock_suspect);
+}
+
+TEST(Resume, ClockBehindBeyondNormalLeadIsSuspect) {
     const int64_t hour = 3600 * 1000;
     const ResumePlan plan = plan_resume(Layout(), bound_at(kEpoch + 2 * hour), kEpoch + hour, 1000);
     EXPECT_EQ(plan.lead_ms, hour);
     EXPECT_TRUE(plan.catch_up);
+    EXPECT_TRUE(plan.clock_suspect);
 }
 
 TEST(Resume, BoundInsideAMillisecondResumesInIt) {

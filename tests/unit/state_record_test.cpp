@@ -20,6 +20,8 @@ StateRecord sample() {
     r.widths = LayoutWidths{5, 5, 12};
     r.epoch_unix_ms = 1288834974657;
     r.id_bound = 0x0123456789ABCDEFull;
+    r.exact = true;
+    r.run_id = 0xFEDCBA9876543210ull;
     return r;
 }
 
@@ -36,6 +38,13 @@ TEST(StateRecord, RoundTrips) {
     EXPECT_EQ(back.widths.sequence_bits, 12);
     EXPECT_EQ(back.epoch_unix_ms, 1288834974657);
     EXPECT_EQ(back.id_bound, 0x0123456789ABCDEFull);
+    EXPECT_TRUE(back.exact);
+    EXPECT_EQ(back.run_id, 0xFEDCBA9876543210ull);
+    StateRecord reservation = sample();
+    reservation.exact = false;
+    encode_state(reservation, bytes);
+    ASSERT_TRUE(decode_state(bytes, &back));
+    EXPECT_FALSE(back.exact);
 }
 
 TEST(StateRecord, EncodingIsLittleEndianAndFixed) {
@@ -101,9 +110,22 @@ TEST(StateRecord, LayoutOfRecordMatchesLayout) {
     Layout layout;
     snowflake::Error err;
     ASSERT_TRUE(Layout::make(LayoutWidths{5, 5, 12}, 1288834974657, &layout, &err));
-    const StateRecord r = snowflake::state_record_for(layout, 42, 3);
+    const StateRecord r = snowflake::state_record_for(layout, 42, 3, 11);
     Layout back;
     ASSERT_TRUE(snowflake::layout_of(r, &back, &err));
     EXPECT_TRUE(back.same_as(layout));
     EXPECT_FALSE(back.same_as(Layout()));
+}
+
+TEST(StateRecord, SameLayoutComparesWidthsAndEpochOnly) {
+    StateRecord a = sample();
+    StateRecord b = sample();
+    b.generation = 99;
+    b.id_bound = 1;
+    EXPECT_TRUE(snowflake::same_layout(a, b));
+    b.epoch_unix_ms += 1;
+    EXPECT_FALSE(snowflake::same_layout(a, b));
+    b = sample();
+    b.widths.sequence_bits = 11;
+    EXPECT_FALSE(snowflake::same_layout(a, b));
 }

@@ -1,0 +1,150 @@
+// Where the generator resumes, and the clock it runs on.
+//
+// sf_resume() runs twice in a server's life at most: in the postmaster when
+// shared memory is created (the state file has been read; pg_shmem.cpp) and
+// in the startup process at the end of WAL replay, if replay raised the
+// floor (pg_wal.cpp). Each time it logs one LOG line saying where the
+// generator resumes and why, and a WARNING if the wall clock is behind that
+// point. The policy itself (resume at the bound; catch-up clock when the
+// clock is too far behind) is src/core/resume.hpp's.
+#include <ctime>
+
+#include "core/epoch.hpp"
+#include "pg_shared.hpp"
+
+int64_t sf_monotonic_ns() {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+int64_t sf_generator_clock_ms() {
+    const int64_t wall = sf_wall_clock_ms();
+    SharedState *s = sf_shared;
+    if (!s->catching_up.load(std::memory_order_acquire)) {
+        return wall;
+    }
+    const snowflake::CatchUp c{s->catch_up_base_unix_ms.load(std::memory_order_relaxed),
+                               s->catch_up_start_mono_ns.load(std::memory_order_relaxed)};
+    bool caught_up = false;
+    const int64_t now = snowflake::catch_up_now(c, wall, sf_monotonic_ns(), &caught_up);
+    if (caught_up) {
+        s->catching_up.store(false, std::memory_order_relaxed);
+    }
+    return now;
+}
+
+namespace {
+
+Refusal refusal_now(const SharedState *s) {
+    if (static_cast<Refusal>(s->refusal.load()) == Refusal::state_unreadable) {
+        return Refusal::state_unreadable;
+    }
+    if (s->have_stored &&
+        !snowflake::same_layout(s->stored, snowflake::state_record_for(sf_layout, 0, 0, 0))) {
+        return Refusal::layout_changed;
+    }
+    return Refusal::none;
+}
+
+// The LOG line says where and why: at the wall clock, or above the IDs
+// issued before (the exact floor a shutdown recorded, or the durable
+// reservation); the WARNING says when the clock is further behind than a
+// correct clock can be.
+void log_resume(const snowflake::ResumePlan &plan, int64_t now, bool exact, bool after_recovery) {
+    char resume_text[40];
+    char now_text[40];
+    snowflake::format_utc(plan.resume_unix_ms, resume_text, sizeof resume_text);
+    snowflake::format_utc(now, now_text, sizeof now_text);
+    const char *source =
+        exact ? "the last ID issued before the server stopped" : "the durable reservation";
+    const char *replayed = "WAL replay raised the reservation to this point.";
+    if (!plan.catch_up) {
+        ereport(LOG, (errmsg("snowflake_id: the generator resumes at the wall clock (%s), which is "
+                             "past %s (%s)",
+                             now_text, source, resume_text),
+                      after_recovery ? errdetail("%s", replayed) : 0));
+        return;
+    }
+    ereport(LOG, (errmsg("snowflake_id: the generator resumes at %s, above %s, %lld ms ahead of "
+                         "the wall clock",
+                         resume_text, source, static_cast<long long>(plan.lead_ms)),
+                  after_recovery ? errdetail("%s", replayed) : 0));
+    if (plan.clock_suspect) {
+        ereport(WARNING,
+                (errmsg("snowflake_id: the wall clock (%s) is %lld ms behind %s", now_text,
+                        static_cast<long long>(plan.lead_ms), source),
+                 errdetail("IDs continue above every ID issued before, on a clock that starts at "
+                           "%s and runs at half speed until the wall clock overtakes it, at the "
+                           "latest in %lld s; their timestamps run ahead of the wall clock until "
+                           "then.",
+                           resume_text, static_cast<long long>(2 * plan.lead_ms / 1000 + 1)),
+                 errhint("Check the server's clock (NTP). A clock set back, or a standby whose "
+                         "clock is behind its old primary's, explains this.")));
+    }
+}
+
+void log_refusal(const SharedState *s, Refusal refusal) {
+    if (refusal == Refusal::state_unreadable) {
+        ereport(WARNING, (errmsg("snowflake_id: the state file \"%s\" is unreadable; "
+                                 "snowflake_nextval() refuses to issue IDs",
+                                 sf_state_file_name),
+                          errhint("See the README, section \"Failure modes\".")));
+        return;
+    }
+    LayoutTexts texts;
+    sf_describe_layouts(s->stored, &texts);
+    ereport(WARNING, (errmsg("snowflake_id: the layout changed since IDs were issued; "
+                             "snowflake_nextval() refuses to issue IDs"),
+                      errdetail("IDs were issued under %s; the server now runs %s.", texts.stored,
+                                texts.configured),
+                      errhint("Restore the previous settings, or have a superuser run "
+                              "SELECT snowflake_accept_layout();")));
+}
+
+}  // namespace
+
+void sf_describe_layouts(const snowflake::StateRecord &stored, LayoutTexts *out) {
+    snowflake::Layout layout;
+    snowflake::Error err;
+    if (snowflake::layout_of(stored, &layout, &err)) {
+        layout.describe(out->stored, sizeof out->stored);
+    } else {
+        snprintf(out->stored, sizeof out->stored, "an invalid layout");
+    }
+    sf_layout.describe(out->configured, sizeof out->configured);
+}
+
+void sf_resume(bool after_recovery) {
+    SharedState *s = sf_shared;
+    LWLockAcquire(s->lock, LW_EXCLUSIVE);
+    const Refusal previous = static_cast<Refusal>(s->refusal.load());
+    const Refusal refusal = refusal_now(s);
+    s->refusal.store(static_cast<int>(refusal));
+    const uint64_t floor = s->floor.load();
+    const bool moved = floor != s->floor_at_start || refusal != previous;
+    s->floor_at_start = floor;
+    if (after_recovery && !moved) {
+        LWLockRelease(s->lock);
+        return;
+    }
+    if (refusal != Refusal::none) {
+        s->catching_up.store(false);
+        LWLockRelease(s->lock);
+        log_refusal(s, refusal);
+        return;
+    }
+    const int64_t now = sf_wall_clock_ms();
+    const bool exact = s->floor_is_exact;
+    // How far ahead of a correct clock the floor can be: what borrowing
+    // allows, plus the window for a reservation made ahead of need.
+    const int64_t normal_lead = sf_max_clock_drift_ms + (exact ? 0 : kReservationWindowMs);
+    const snowflake::ResumePlan plan = snowflake::plan_resume(sf_layout, floor, now, normal_lead);
+    if (plan.catch_up) {
+        s->catch_up_base_unix_ms.store(plan.resume_unix_ms);
+        s->catch_up_start_mono_ns.store(sf_monotonic_ns());
+    }
+    s->catching_up.store(plan.catch_up, std::memory_order_release);
+    LWLockRelease(s->lock);
+    log_resume(plan, now, exact, after_recovery);
+}

@@ -1,0 +1,114 @@
+// The generator's shared memory and the durable state behind it.
+//
+// Locking protocol:
+//  - Hot path (snowflake_nextval): no lock. `floor` advances by
+//    compare-and-swap (src/core/generator.hpp). An ID is issued only below
+//    `reservation.below`, which is raised only after the reservation it
+//    stands for is durable: written to the state file, logged in WAL,
+//    flushed, and confirmed by the synchronous standbys if there are any.
+//    `catching_up` and the catch-up fields, `refusal`: atomics, read without
+//    a lock.
+//  - `lock` (an LWLock of our own tranche) serialises everything that writes
+//    the state file or a WAL record, and guards the fields below it. It is
+//    never held while waiting for a standby: that wait is interruptible and
+//    happens after the release (src/pg/pg_reserve.cpp).
+//  - The postmaster creates the struct before any other process exists and
+//    writes the state file after every other process is gone (pg_shmem.cpp);
+//    the startup process replays WAL records while no backend issues IDs
+//    (snowflake_nextval refuses during recovery).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "core/generator.hpp"
+#include "core/resume.hpp"
+#include "core/state_record.hpp"
+#include "pg_glue.hpp"
+
+extern "C" {
+#include "access/xlogdefs.h"
+#include "storage/lwlock.h"
+}
+
+// Why snowflake_nextval() refuses to issue, whatever the clock says.
+enum class Refusal : int {
+    none = 0,
+    layout_changed,    // the state was written under another layout or epoch
+    state_unreadable,  // the state file exists but no slot of it is valid
+};
+
+struct SharedState {
+    std::atomic<uint64_t> floor{0};
+    snowflake::Reservation reservation;
+    std::atomic<int> refusal{0};  // a Refusal
+
+    // The catch-up clock (src/core/resume.hpp); the fields are set before
+    // catching_up is, and read after it.
+    std::atomic<bool> catching_up{false};
+    std::atomic<int64_t> catch_up_base_unix_ms{0};
+    std::atomic<int64_t> catch_up_start_mono_ns{0};
+
+    LWLock *lock = nullptr;
+    uint64_t run_id = 0;  // this run's id (src/core/state_record.hpp), set at creation
+    // Under lock:
+    bool have_stored = false;       // a record was read, written or replayed
+    snowflake::StateRecord stored;  // the newest such record
+    uint64_t pending_below = 0;     // the newest record's bound, maybe unconfirmed
+    XLogRecPtr pending_lsn = 0;     // and its WAL position
+    uint64_t floor_at_start = 0;    // what the start-up LOG line said
+    // The floor came from an exact record (shutdown, crash-restart): WAL
+    // records of the run it closes (exact_run_id) do not raise it.
+    bool floor_is_exact = false;
+    uint64_t exact_run_id = 0;
+};
+
+// nullptr unless the library was preloaded.
+extern SharedState *sf_shared;
+
+// How far ahead a reservation reaches, and when the next one is made.
+inline constexpr int64_t kReservationWindowMs = 1000;
+inline constexpr int64_t kRenewBeforeEndMs = 500;
+
+// Milliseconds of the generator's clock: the wall clock, or the catch-up
+// clock while it is ahead.
+int64_t sf_generator_clock_ms();
+int64_t sf_monotonic_ns();
+
+// pg_state_file.cpp. Both return 0 or an errno; they never raise, so the
+// postmaster can use them.
+struct StateFileRead {
+    bool found = false;  // the file exists
+    bool valid = false;  // and a slot of it holds a valid record
+    snowflake::StateRecord record;
+};
+int sf_state_file_read(StateFileRead *out);
+int sf_state_file_write(const snowflake::StateRecord &record);
+extern const char *const sf_state_file_name;
+
+// pg_state_file.cpp: writes under `lock`, raising ERROR on failure.
+void sf_store_record_locked(const snowflake::StateRecord &record);
+
+// pg_wal.cpp
+void sf_register_wal_rmgr();
+XLogRecPtr sf_log_record(const snowflake::StateRecord &record);
+
+// pg_reserve.cpp
+// Makes sure IDs below need_id + 1 are durably reserved, raising ERROR if it
+// cannot. With `wait_for_lock` false (a renewal ahead of need) it gives up
+// at once when another backend holds the lock.
+void sf_reserve(uint64_t need_id, bool wait_for_lock);
+void sf_wait_for_sync_standbys(XLogRecPtr lsn);
+
+// pg_shmem.cpp: decides where the generator resumes from the floor now in
+// shared memory, sets the catch-up clock and the refusal, and logs it.
+// `after_recovery`: called at the end of WAL replay, logs only if replay
+// moved the floor.
+void sf_resume(bool after_recovery);
+
+// The recorded and the configured layout, for messages.
+struct LayoutTexts {
+    char stored[160];
+    char configured[160];
+};
+void sf_describe_layouts(const snowflake::StateRecord &stored, LayoutTexts *out);
