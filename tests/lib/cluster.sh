@@ -254,3 +254,17 @@ sf_new_standby() {
         { cat "$dir/basebackup.log" >&2; sf_die "pg_basebackup for $name failed"; }
     sf_conf "$name" "unix_socket_directories = '$dir'" "hot_standby = on" "$@"
 }
+
+# sf_crash NAME: SIGKILL for the postmaster and all its children at once, as
+# a power loss would stop them (no shutdown checkpoint, no exit callbacks).
+sf_crash() {
+    local pm kids pid
+    pm=$(sf_as_server head -1 "$(sf_datadir "$1")/postmaster.pid")
+    kids=$(pgrep -P "$pm" || true)
+    # One kill for all: no child outlives the postmaster by more than that.
+    # shellcheck disable=SC2086
+    kill -9 $kids "$pm" 2>/dev/null || true
+    for pid in $kids $pm; do
+        while kill -0 "$pid" 2>/dev/null; do :; done
+    done
+}

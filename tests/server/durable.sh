@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# The durable reservation against the two restarts that used to repeat IDs,
+# with the clock set back an hour across each (libfaketime):
+#  - the postmaster and every backend killed with SIGKILL in the middle of a
+#    load (as by a power loss): the next start resumes above the last
+#    reservation, which was flushed before any ID under it left the server;
+#  - a clean restart: it resumes right after the last ID, recorded exactly
+#    when the server stopped.
+# Either way no ID repeats, none is below the largest one a client received
+# before, IDs are issued at once (on the catch-up clock, not after an hour's
+# wait), and the log says where the generator resumed and warns about the
+# clock. Also: a state file with no valid slot stops the generator, with the
+# SQLSTATE for corrupted data, instead of guessing.
+set -euo pipefail
+source "$(dirname "$0")/../lib/cluster.sh"
+sf_init_workspace
+sf_stage
+sf_fake_clock
+clock=$SF_CLOCK
+
+# 64 IDs per millisecond: a load of a few hundred thousand IDs spans many
+# reservations (one per second of ID time).
+sf_new d "snowflake_id.worker_id = 2" "snowflake_id.sequence_bits = 6"
+sf_start d "${SF_FAKE_ENV[@]}" || sf_die "server did not start"
+sf_psql d -c "CREATE EXTENSION snowflake_id"
+state=$(sf_datadir d)/snowflake_id.state
+
+stream() { # stream FILE COUNT: IDs returned to this client, as they arrive
+    sf_psql d -c "COPY (SELECT snowflake_nextval() FROM generate_series(1, $2)) TO STDOUT" >"$1"
+}
+lines() { wc -l <"$1"; }
+max_of() { sort -n "$@" | sed -n '$p'; }
+min_of() { sort -n "$@" | sed -n '1p'; }
+expect_no_duplicate() {
+    sf_expect_eq "$1: no duplicate" 0 "$(sort -n "${@:2}" | uniq -d | wc -l)"
+}
+
+# --- 1. SIGKILL under load, then the clock set back an hour ---------------
+stream "$SF_WORK/a1" 400000 2>/dev/null &
+load1=$!
+stream "$SF_WORK/a2" 400000 2>/dev/null &
+load2=$!
+for _ in $(seq 1 3000); do
+    [ -s "$SF_WORK/a1" ] && [ -s "$SF_WORK/a2" ] &&
+        [ "$(lines "$SF_WORK/a1")" -ge 20000 ] && [ "$(lines "$SF_WORK/a2")" -ge 20000 ] && break
+    sleep 0.01 # polling the clients' output files; the condition is the line count
+done
+[ "$(lines "$SF_WORK/a1")" -ge 20000 ] || sf_die "the load did not get going"
+sf_crash d
+wait "$load1" || true
+wait "$load2" || true
+sf_log "ok: killed the server after $(($(lines "$SF_WORK/a1") + $(lines "$SF_WORK/a2"))) IDs"
+sf_expect_eq "the state file exists and holds its two slots" 1024 "$(stat -c %s "$state")"
+
+echo "-3600" >"$clock"
+sf_start d "${SF_FAKE_ENV[@]}" || sf_die "server did not restart after SIGKILL"
+log=$(sf_server_log d)
+sf_expect_match "LOG: it resumes above the durable reservation" \
+    'LOG: +snowflake_id: the generator resumes at .*, above the durable reservation, [0-9]+ ms ahead of the wall clock' \
+    "$log"
+sf_expect_match "WARNING: the clock is behind the reservation" \
+    'WARNING: +snowflake_id: the wall clock \(.*\) is [0-9]+ ms behind the durable reservation' "$log"
+stream "$SF_WORK/b" 20000
+sf_expect_eq "after SIGKILL and the clock set back, IDs are issued at once" 20000 \
+    "$(lines "$SF_WORK/b")"
+before_max=$(max_of "$SF_WORK/a1" "$SF_WORK/a2")
+after_min=$(min_of "$SF_WORK/b")
+[ "$after_min" -gt "$before_max" ] ||
+    sf_die "after SIGKILL: ID $after_min is not above the largest before, $before_max"
+sf_log "ok: after SIGKILL and the clock set back: every ID is above every ID before"
+expect_no_duplicate "after SIGKILL" "$SF_WORK/a1" "$SF_WORK/a2" "$SF_WORK/b"
+sf_expect_eq "the test means something: the old IDs are an hour ahead of the clock" t \
+    "$(sf_psql d -c "SELECT snowflake_timestamp($before_max) > clock_timestamp() + interval '55 min'")"
+
+# --- 2. Clean restart, the clock set back another hour ---------------------
+stream "$SF_WORK/c" 50000
+last_before=$(max_of "$SF_WORK/c")
+sf_stop d
+echo "-7200" >"$clock"
+sf_start d "${SF_FAKE_ENV[@]}" || sf_die "server did not restart"
+log=$(sf_server_log d)
+sf_expect_match "LOG: it resumes above the last ID before the stop" \
+    'LOG: +snowflake_id: the generator resumes at .*, above the last ID issued before the server stopped, [0-9]+ ms ahead of the wall clock' \
+    "$log"
+sf_expect_match "WARNING: the clock is behind the last ID" \
+    'WARNING: +snowflake_id: the wall clock \(.*\) is [0-9]+ ms behind the last ID issued before the server stopped' \
+    "$log"
+stream "$SF_WORK/e" 20000
+[ "$(min_of "$SF_WORK/e")" -gt "$last_before" ] ||
+    sf_die "after the clean restart an ID is not above the largest before"
+sf_log "ok: after a clean restart with the clock set back: every ID is above every ID before"
+expect_no_duplicate "after the clean restart" "$SF_WORK/a1" "$SF_WORK/a2" "$SF_WORK/b" \
+    "$SF_WORK/c" "$SF_WORK/e"
+sf_expect_eq "it resumed right after the last ID, not a reservation later" t "$(sf_psql d -c "
+    SELECT snowflake_timestamp($(min_of "$SF_WORK/e")) - snowflake_timestamp($last_before)
+           < interval '250 ms'")"
+
+# --- 3. An unreadable state file --------------------------------------------
+sf_stop d
+# Both slots overwritten: nothing tells where the previous IDs ended.
+sf_as_server dd if=/dev/urandom of="$state" bs=1024 count=1 conv=notrunc status=none
+sf_start d "${SF_FAKE_ENV[@]}" || sf_die "server with a broken state file did not start"
+sf_expect_match "WARNING at start-up for an unreadable state file" \
+    'WARNING: +snowflake_id: the state file "snowflake_id.state" is unreadable' "$(sf_server_log d)"
+out=$(sf_psql d -c "SELECT snowflake_nextval()" 2>&1 || true)
+sf_expect_match "snowflake_nextval() refuses" \
+    'ERROR: +snowflake_id cannot tell which IDs were issued before: the state file "snowflake_id.state" is unreadable' \
+    "$out"
+sf_expect_match "... with a hint" 'HINT: +Restore the file from a backup' "$out"
+sf_expect_eq "... with SQLSTATE data_corrupted" XX001 "$(sf_psql d -c "
+    DO \$\$ BEGIN PERFORM snowflake_nextval(); EXCEPTION WHEN OTHERS THEN
+        RAISE NOTICE '%', SQLSTATE; END \$\$" 2>&1 | sed -n 's/.*NOTICE: *//p')"
+sf_expect_eq "decoding still works" 2 "$(sf_psql d -c "SELECT worker_id FROM snowflake_decode($last_before)")"
+sf_stop d
+echo "durable: all checks passed"
