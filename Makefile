@@ -4,6 +4,7 @@
 #   make demo-stop  stop the demo server
 #   make test       every test (unit, regression, server tests)
 #   make bench      the benchmark (bench/run)
+#   make bench-durable  what the durable reservation costs (bench/durable-cost)
 #   make format     clang-format every C++ file in place
 #
 # `make` and `make install` are PGXS's: they build snowflake_id.so and install
@@ -48,7 +49,7 @@ $(GTEST_BIN): $(CORE_SRCS) $(wildcard src/core/*.hpp) $(UNIT_SRCS)
 	g++ -std=c++20 -Wall -Wextra -Werror -O2 -g -Isrc $(CORE_SRCS) $(UNIT_SRCS) \
 		-lgtest -lgtest_main -pthread -o $@
 
-.PHONY: deps unit test demo demo-stop bench format check-format
+.PHONY: deps unit test demo demo-stop bench bench-durable format check-format
 
 deps:
 	@tools/ensure-deps
@@ -67,6 +68,9 @@ demo-stop:
 
 bench: deps
 	@bench/run
+
+bench-durable: deps
+	@bench/durable-cost
 
 format:
 	clang-format -i src/core/*.[ch]pp src/pg/*.[ch]pp tests/unit/*.cpp
