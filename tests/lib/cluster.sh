@@ -268,3 +268,21 @@ sf_crash() {
         while kill -0 "$pid" 2>/dev/null; do :; done
     done
 }
+
+# sf_expect_above WHAT BEFORE_FILE... -- AFTER_FILE: every ID in AFTER_FILE is
+# above every ID in the BEFORE files, and no ID repeats across all of them.
+sf_expect_above() {
+    local what=$1 max_before min_after files=()
+    shift
+    while [ "$1" != -- ]; do
+        files+=("$1")
+        shift
+    done
+    # sed reads its whole input: no SIGPIPE for sort under pipefail.
+    max_before=$(sort -n "${files[@]}" | sed -n '$p')
+    min_after=$(sort -n "$2" | sed -n '1p')
+    [ "$min_after" -gt "$max_before" ] ||
+        sf_die "$what: an ID ($min_after) is not above the largest before ($max_before)"
+    sf_log "ok: $what: every new ID is above every ID before"
+    sf_expect_eq "$what: no duplicate" 0 "$(sort -n "${files[@]}" "$2" | uniq -d | wc -l)"
+}

@@ -27,17 +27,6 @@ sf_poll r "SELECT snowflake_timestamp(snowflake_nextval()) < clock_timestamp()" 
 generate() { # generate SERVER FILE [COUNT]: IDs returned to this client
     sf_psql "$1" -c "COPY (SELECT snowflake_nextval() FROM generate_series(1, ${3:-5000})) TO STDOUT" >"$2"
 }
-# expect_above NAME BEFORE AFTER: every ID in AFTER is above every ID in BEFORE.
-expect_above() {
-    local max_before min_after
-    # sed reads its whole input: no SIGPIPE for sort under pipefail.
-    max_before=$(sort -n "$2" | sed -n '$p')
-    min_after=$(sort -n "$3" | sed -n '1p')
-    [ "$min_after" -gt "$max_before" ] ||
-        sf_die "$1: an ID ($min_after) is not above the largest before ($max_before)"
-    sf_log "ok: $1: every ID after is above every ID before"
-    sf_expect_eq "$1: no duplicate" 0 "$(sort -n "$2" "$3" | uniq -d | wc -l)"
-}
 generate r "$SF_WORK/before"
 
 # Set the clock back, then crash a backend.
@@ -57,7 +46,7 @@ sf_expect_match "the server went through a crash-restart" \
     'all server processes terminated; reinitializing' "$(sf_server_log r)"
 
 generate r "$SF_WORK/after"
-expect_above "crash-restart with the clock set back" "$SF_WORK/before" "$SF_WORK/after"
+sf_expect_above "crash-restart with the clock set back" "$SF_WORK/before" -- "$SF_WORK/after"
 # Resuming exactly where it was, not from the clock plus max_clock_drift
 # (that would be at least 0.5 s later here, and hide a lost floor).
 sf_expect_eq "the generator resumed right after the last ID before the crash" t "$(sf_psql r -c "
@@ -84,7 +73,7 @@ sf_start p || sf_die "server p did not restart"
 sf_expect_eq "after the restart the clock is still behind the last old ID" t \
     "$(sf_psql p -c "SELECT clock_timestamp() < snowflake_timestamp($last_before)")"
 generate p "$SF_WORK/p.after" 300
-expect_above "planned restart after a load" "$SF_WORK/p.before" "$SF_WORK/p.after"
+sf_expect_above "planned restart after a load" "$SF_WORK/p.before" -- "$SF_WORK/p.after"
 sf_expect_eq "the generator resumed right after the last ID before the restart" t "$(sf_psql p -c "
     SELECT snowflake_timestamp($(sort -n "$SF_WORK/p.after" | sed -n '1p'))
          - snowflake_timestamp($last_before) < interval '250 ms'")"

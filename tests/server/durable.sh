@@ -31,9 +31,6 @@ stream() { # stream FILE COUNT: IDs returned to this client, as they arrive
 lines() { wc -l <"$1"; }
 max_of() { sort -n "$@" | sed -n '$p'; }
 min_of() { sort -n "$@" | sed -n '1p'; }
-expect_no_duplicate() {
-    sf_expect_eq "$1: no duplicate" 0 "$(sort -n "${@:2}" | uniq -d | wc -l)"
-}
 
 # --- 1. SIGKILL under load, then the clock set back an hour ---------------
 stream "$SF_WORK/a1" 400000 2>/dev/null &
@@ -63,12 +60,8 @@ sf_expect_match "WARNING: the clock is behind the reservation" \
 stream "$SF_WORK/b" 20000
 sf_expect_eq "after SIGKILL and the clock set back, IDs are issued at once" 20000 \
     "$(lines "$SF_WORK/b")"
+sf_expect_above "after SIGKILL and the clock set back" "$SF_WORK/a1" "$SF_WORK/a2" -- "$SF_WORK/b"
 before_max=$(max_of "$SF_WORK/a1" "$SF_WORK/a2")
-after_min=$(min_of "$SF_WORK/b")
-[ "$after_min" -gt "$before_max" ] ||
-    sf_die "after SIGKILL: ID $after_min is not above the largest before, $before_max"
-sf_log "ok: after SIGKILL and the clock set back: every ID is above every ID before"
-expect_no_duplicate "after SIGKILL" "$SF_WORK/a1" "$SF_WORK/a2" "$SF_WORK/b"
 sf_expect_eq "the test means something: the old IDs are an hour ahead of the clock" t \
     "$(sf_psql d -c "SELECT snowflake_timestamp($before_max) > clock_timestamp() + interval '55 min'")"
 
@@ -86,11 +79,8 @@ sf_expect_match "WARNING: the clock is behind the last ID" \
     'WARNING: +snowflake_id: the wall clock \(.*\) is [0-9]+ ms behind the last ID issued before the server stopped' \
     "$log"
 stream "$SF_WORK/e" 20000
-[ "$(min_of "$SF_WORK/e")" -gt "$last_before" ] ||
-    sf_die "after the clean restart an ID is not above the largest before"
-sf_log "ok: after a clean restart with the clock set back: every ID is above every ID before"
-expect_no_duplicate "after the clean restart" "$SF_WORK/a1" "$SF_WORK/a2" "$SF_WORK/b" \
-    "$SF_WORK/c" "$SF_WORK/e"
+sf_expect_above "after a clean restart with the clock set back" "$SF_WORK/a1" "$SF_WORK/a2" \
+    "$SF_WORK/b" "$SF_WORK/c" -- "$SF_WORK/e"
 sf_expect_eq "it resumed right after the last ID, not a reservation later" t "$(sf_psql d -c "
     SELECT snowflake_timestamp($(min_of "$SF_WORK/e")) - snowflake_timestamp($last_before)
            < interval '250 ms'")"
