@@ -22,7 +22,11 @@ extern "C" {
 #include "replication/walsender_private.h"
 #include "storage/latch.h"
 #include "storage/lwlock.h"
+#if PG_VERSION_NUM >= 140000
 #include "utils/wait_event.h"
+#else
+#include "pgstat.h"
+#endif
 }
 
 namespace {

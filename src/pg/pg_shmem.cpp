@@ -126,7 +126,11 @@ void save_exact_floor(int, Datum) {
         return;
     }
     const uint64_t floor = s->floor.load();
-    if (floor >= s->stored.id_bound) {
+    // Every ID of this run is below the stored bound, and the floor never
+    // went below where the run started. A value outside that range can only
+    // come from memory a crashed backend scribbled over: then keep the
+    // reservation, which is on disk.
+    if (floor >= s->stored.id_bound || floor < s->floor_at_start) {
         return;
     }
     snowflake::StateRecord record = s->stored;
