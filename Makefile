@@ -40,6 +40,10 @@ ifneq ($(PGXS),)
 include $(PGXS)
 endif
 
+# PGXS knows nothing of our headers: rebuild every object when one changes,
+# or objects compiled against an old struct layout get linked with new ones.
+$(OBJS): $(wildcard src/core/*.hpp src/pg/*.hpp)
+
 BUILD = build
 GTEST_BIN = $(BUILD)/unit_tests
 UNIT_SRCS = $(wildcard tests/unit/*.cpp)

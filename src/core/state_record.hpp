@@ -7,11 +7,12 @@
 // (src/pg/pg_state_file.cpp, src/pg/pg_wal.cpp). The encoding is fixed
 // little-endian with its own CRC-32C, independent of the host.
 //
-// The state file has two slots of kStateSlotSize bytes; a write goes to the
-// slot of its generation's parity and is flushed before it is relied on. A
-// write torn by a crash can only damage the slot being written; the other
-// still holds the previous record, and no ID above that one was issued
-// before the torn write would have completed.
+// The state file has two slots, each at the start of a 4 KiB page of its
+// own (kStateSlotStride), so that no write to one touches the other's
+// sectors or page; a write goes to the slot of its generation's parity and is
+// flushed before it is relied on. A write torn by a crash can only damage the
+// slot being written; the other still holds the previous record, and no ID
+// above that one was issued before the torn write would have completed.
 #pragma once
 #include "pure_cpp.hpp"
 
@@ -23,7 +24,7 @@
 namespace snowflake {
 
 inline constexpr size_t kStateRecordSize = 48;
-inline constexpr size_t kStateSlotSize = 512;  // one disk sector: written whole or not at all
+inline constexpr size_t kStateSlotStride = 4096;  // a page and a (4Kn) sector per slot
 inline constexpr int kStateSlots = 2;
 
 struct StateRecord {

@@ -81,11 +81,13 @@ extern "C" Datum snowflake_accept_layout(PG_FUNCTION_ARGS) {
     }
     s->floor_is_exact = false;
     s->reservation.below.store(bound);
-    s->reservation.renew_at.store(UINT64_MAX);
+    s->reservation.renew_at.store(bound);
     LWLockRelease(s->lock);
-    // Resume under the new layout: lifts the refusal, logs where, and starts
-    // the catch-up clock if the bound lies ahead of the wall clock.
-    sf_resume(false);
+    // The synchronous standbys first: if this wait is cancelled, the layout
+    // stays refused here, and calling the function again finishes the job.
     sf_wait_for_sync_standbys(lsn);
+    // Resume under the new layout: sets the catch-up clock if the bound lies
+    // ahead of the wall clock, then lifts the refusal, and logs where.
+    sf_resume(false);
     PG_RETURN_INT64(static_cast<int64_t>(bound));
 }

@@ -91,29 +91,45 @@ void sf_reserve(uint64_t need_id, bool wait_for_lock) {
     raise_to(s->reservation.renew_at, renew_point(bound));
 }
 
-// Waits until the synchronous standbys have flushed the WAL up to lsn,
-// if synchronous_standby_names names any. The reservation protects every
-// session, so the session's synchronous_commit does not weaken it: even
-// with synchronous_commit = off, no ID is issued under a reservation that
-// the synchronous standbys have not flushed.
+// Whether synchronous standbys are configured, as the checkpointer has
+// published it for all backends (PostgreSQL's commit wait reads the same
+// flag): a backend's own copy of synchronous_standby_names only changes
+// between statements, and a long COPY must not miss a change. Read under
+// SyncRepLock. Minor releases of 15 turned the bool sync_standbys_defined
+// into the bit SYNC_STANDBY_DEFINED of sync_standbys_status; the headers
+// built against decide which.
+namespace {
+bool sync_standbys_defined() {
+#ifdef SYNC_STANDBY_DEFINED
+    return (WalSndCtl->sync_standbys_status & SYNC_STANDBY_DEFINED) != 0;
+#else
+    return WalSndCtl->sync_standbys_defined;
+#endif
+}
+}  // namespace
+
+// Waits until the synchronous standbys have flushed the WAL up to lsn, while
+// any are configured. The reservation protects every session, so the
+// session's synchronous_commit does not weaken it: even with
+// synchronous_commit = off, no ID is issued under a reservation that the
+// synchronous standbys have not flushed.
 //
 // It polls the flush position that the walsenders publish for the
 // synchronous standbys (WalSndCtl->lsn[SYNC_REP_WAIT_FLUSH], the position
 // commits wait for), instead of queueing through SyncRepWaitForLSN, whose
-// cancel handling only warns and whose shared flags changed within the 15.x
-// releases. The wait happens once per reservation (every
-// kReservationWindowMs - kRenewBeforeEndMs under load), on the latch, so a
-// cancel or statement_timeout ends it with the usual ERROR and no ID.
+// cancel handling only warns. The wait happens once per reservation, on the
+// latch, so a cancel or statement_timeout ends it with the usual ERROR and
+// no ID; and it ends as commits' waits do when synchronous_standby_names is
+// emptied.
 void sf_wait_for_sync_standbys(XLogRecPtr lsn) {
-    if (lsn == InvalidXLogRecPtr || max_wal_senders == 0 || SyncRepStandbyNames == nullptr ||
-        SyncRepStandbyNames[0] == '\0') {
+    if (lsn == InvalidXLogRecPtr || max_wal_senders == 0) {
         return;
     }
     for (;;) {
         LWLockAcquire(SyncRepLock, LW_SHARED);
-        const bool confirmed = WalSndCtl->lsn[SYNC_REP_WAIT_FLUSH] >= lsn;
+        const bool done = !sync_standbys_defined() || WalSndCtl->lsn[SYNC_REP_WAIT_FLUSH] >= lsn;
         LWLockRelease(SyncRepLock);
-        if (confirmed) {
+        if (done) {
             return;
         }
         (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 1L,

@@ -120,7 +120,6 @@ void sf_resume(bool after_recovery) {
     LWLockAcquire(s->lock, LW_EXCLUSIVE);
     const Refusal previous = static_cast<Refusal>(s->refusal.load());
     const Refusal refusal = refusal_now(s);
-    s->refusal.store(static_cast<int>(refusal));
     const uint64_t floor = s->floor.load();
     const bool moved = floor != s->floor_at_start || refusal != previous;
     s->floor_at_start = floor;
@@ -129,6 +128,7 @@ void sf_resume(bool after_recovery) {
         return;
     }
     if (refusal != Refusal::none) {
+        s->refusal.store(static_cast<int>(refusal));
         s->catching_up.store(false);
         LWLockRelease(s->lock);
         log_refusal(s, refusal);
@@ -145,6 +145,8 @@ void sf_resume(bool after_recovery) {
         s->catch_up_start_mono_ns.store(sf_monotonic_ns());
     }
     s->catching_up.store(plan.catch_up, std::memory_order_release);
+    // Last: a backend that sees the refusal lifted must see the clock set.
+    s->refusal.store(static_cast<int>(refusal), std::memory_order_release);
     LWLockRelease(s->lock);
     log_resume(plan, now, exact, after_recovery);
 }

@@ -57,6 +57,7 @@ struct SharedState {
     uint64_t pending_below = 0;     // the newest record's bound, maybe unconfirmed
     XLogRecPtr pending_lsn = 0;     // and its WAL position
     uint64_t floor_at_start = 0;    // what the start-up LOG line said
+    bool dir_synced = false;        // the data directory was fsynced after the state file
     // The floor came from an exact record (shutdown, crash-restart): WAL
     // records of the run it closes (exact_run_id) do not raise it.
     bool floor_is_exact = false;

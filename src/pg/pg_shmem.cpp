@@ -102,6 +102,7 @@ void load_state(SharedState *s) {
         start_fresh(s);
         s->floor_at_start = s->floor.load();
         s->reservation.below = s->floor.load();
+        s->reservation.renew_at = s->floor.load();
         return;
     }
     s->stored = read.record;
@@ -109,7 +110,10 @@ void load_state(SharedState *s) {
     s->floor = read.record.id_bound;
     s->floor_is_exact = read.record.exact;
     s->exact_run_id = read.record.run_id;
+    // Nothing is reserved beyond the bound yet: the first ID needs a
+    // reservation, and renewals start from there (renew_at only grows).
     s->reservation.below = read.record.id_bound;
+    s->reservation.renew_at = read.record.id_bound;
     sf_resume(false);
 }
 
@@ -130,7 +134,7 @@ void save_exact_floor(int, Datum) {
     // went below where the run started. A value outside that range can only
     // come from memory a crashed backend scribbled over: then keep the
     // reservation, which is on disk.
-    if (floor >= s->stored.id_bound || floor < s->floor_at_start) {
+    if (floor > s->stored.id_bound || floor < s->floor_at_start) {
         return;
     }
     snowflake::StateRecord record = s->stored;

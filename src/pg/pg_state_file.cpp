@@ -47,7 +47,7 @@ int sf_state_file_read(StateFileRead *out) {
     for (int slot = 0; slot < snowflake::kStateSlots; ++slot) {
         unsigned char bytes[snowflake::kStateRecordSize];
         const ssize_t n =
-            pread(fd, bytes, sizeof bytes, static_cast<off_t>(slot * snowflake::kStateSlotSize));
+            pread(fd, bytes, sizeof bytes, static_cast<off_t>(slot * snowflake::kStateSlotStride));
         if (n < 0) {
             const int rc = errno;
             close(fd);
@@ -66,29 +66,54 @@ int sf_state_file_read(StateFileRead *out) {
 }
 
 int sf_state_file_write(const snowflake::StateRecord &record) {
-    bool created = false;
-    int fd = open(sf_state_file_name, O_RDWR | PG_BINARY);
-    if (fd < 0 && errno == ENOENT) {
-        fd = open(sf_state_file_name, O_RDWR | O_CREAT | O_EXCL | PG_BINARY, pg_file_create_mode);
-        created = true;
-    }
-    if (fd < 0) {
-        return errno;
-    }
-    unsigned char sector[snowflake::kStateSlotSize] = {};
-    snowflake::encode_state(record, sector);
-    const int slot = static_cast<int>(record.generation % snowflake::kStateSlots);
+    unsigned char page[snowflake::kStateSlotStride] = {};
+    snowflake::encode_state(record, page);
+    const auto offset = static_cast<off_t>((record.generation % snowflake::kStateSlots) *
+                                           snowflake::kStateSlotStride);
     int rc = 0;
-    const ssize_t n =
-        pwrite(fd, sector, sizeof sector, static_cast<off_t>(slot * snowflake::kStateSlotSize));
-    if (n != static_cast<ssize_t>(sizeof sector)) {
-        rc = n < 0 ? errno : ENOSPC;
-    } else if (pg_fsync(fd) != 0) {
-        rc = errno;
+    int fd = open(sf_state_file_name, O_RDWR | PG_BINARY);
+    if (fd >= 0) {
+        if (pwrite(fd, page, sizeof page, offset) != static_cast<ssize_t>(sizeof page)) {
+            rc = errno != 0 ? errno : ENOSPC;
+        } else if (pg_fsync(fd) != 0) {
+            rc = errno;
+        }
+        close(fd);
+    } else if (errno != ENOENT) {
+        return errno;
+    } else {
+        // The first write builds the whole file under another name and
+        // renames it into place: the state file's name never shows a file
+        // without a valid slot, which a crash could otherwise leave and the
+        // next start would have to refuse.
+        char tmp_name[64];
+        snprintf(tmp_name, sizeof tmp_name, "%s.tmp", sf_state_file_name);
+        fd = open(tmp_name, O_RDWR | O_CREAT | O_TRUNC | PG_BINARY, pg_file_create_mode);
+        if (fd < 0) {
+            return errno;
+        }
+        errno = 0;
+        if (ftruncate(fd, static_cast<off_t>(snowflake::kStateSlots *
+                                             snowflake::kStateSlotStride)) != 0 ||
+            pwrite(fd, page, sizeof page, offset) != static_cast<ssize_t>(sizeof page)) {
+            rc = errno != 0 ? errno : ENOSPC;
+        } else if (pg_fsync(fd) != 0) {
+            rc = errno;
+        }
+        close(fd);
+        if (rc == 0 && rename(tmp_name, sf_state_file_name) != 0) {
+            rc = errno;
+        }
+        if (rc == 0 && sf_shared != nullptr) {
+            sf_shared->dir_synced = false;
+        }
     }
-    close(fd);
-    if (rc == 0 && created) {
+    // The directory entry is flushed once per run (and after the rename
+    // above): a run that crashed between creating the file and flushing the
+    // directory leaves the next one to do it.
+    if (rc == 0 && sf_shared != nullptr && !sf_shared->dir_synced) {
         rc = sync_directory();
+        sf_shared->dir_synced = rc == 0;
     }
     return rc;
 }
@@ -103,7 +128,9 @@ void sf_store_record_locked(const snowflake::StateRecord &record) {
                         errmsg("could not write the snowflake_id state file \"%s\": %m",
                                sf_state_file_name),
                         errdetail("No snowflake ID above the last durable reservation is issued "
-                                  "until the state can be written.")));
+                                  "until the state can be written."),
+                        errhint("Free space or fix the file system of the data directory; the "
+                                "next call tries again.")));
     }
     sf_shared->stored = record;
     sf_shared->have_stored = true;

@@ -47,7 +47,7 @@ sf_crash d
 wait "$load1" || true
 wait "$load2" || true
 sf_log "ok: killed the server after $(($(lines "$SF_WORK/a1") + $(lines "$SF_WORK/a2"))) IDs"
-sf_expect_eq "the state file exists and holds its two slots" 1024 "$(stat -c %s "$state")"
+sf_expect_eq "the state file exists and holds its two slots, a page each" 8192 "$(stat -c %s "$state")"
 
 echo "-3600" >"$clock"
 sf_start d "${SF_FAKE_ENV[@]}" || sf_die "server did not restart after SIGKILL"
@@ -88,7 +88,7 @@ sf_expect_eq "it resumed right after the last ID, not a reservation later" t "$(
 # --- 3. An unreadable state file --------------------------------------------
 sf_stop d
 # Both slots overwritten: nothing tells where the previous IDs ended.
-sf_as_server dd if=/dev/urandom of="$state" bs=1024 count=1 conv=notrunc status=none
+sf_as_server dd if=/dev/urandom of="$state" bs=8192 count=1 conv=notrunc status=none
 sf_start d "${SF_FAKE_ENV[@]}" || sf_die "server with a broken state file did not start"
 sf_expect_match "WARNING at start-up for an unreadable state file" \
     'WARNING: +snowflake_id: the state file "snowflake_id.state" is unreadable' "$(sf_server_log d)"
@@ -102,4 +102,32 @@ sf_expect_eq "... with SQLSTATE data_corrupted" XX001 "$(sf_psql d -c "
         RAISE NOTICE '%', SQLSTATE; END \$\$" 2>&1 | sed -n 's/.*NOTICE: *//p')"
 sf_expect_eq "decoding still works" 2 "$(sf_psql d -c "SELECT worker_id FROM snowflake_decode($last_before)")"
 sf_stop d
+
+# --- 4. Reservations are renewed before they run out ------------------------
+# One ID per millisecond and an hour of borrowing: each ID moves ID time on
+# by 1 ms, as fast as the CPU goes. After a restart (the exact floor leaves
+# the borrowing budget whole) the first ID reserves up to 1 s past itself;
+# 600 IDs later the reservation is in its last 500 ms, and must have been
+# extended by then, not when an ID needs it.
+sf_new n "snowflake_id.worker_id = 3" "snowflake_id.sequence_bits = 0" \
+    "snowflake_id.max_clock_drift = '1h'"
+sf_start n || sf_die "server n did not start"
+sf_psql n -c "CREATE EXTENSION snowflake_id" -c "SELECT snowflake_nextval()" >/dev/null
+sf_stop n
+sf_start n || sf_die "server n did not restart"
+# state_bound NAME: the bound in the newest slot of NAME's state file.
+state_bound() {
+    local f g0 g1 at=24
+    f=$(sf_datadir "$1")/snowflake_id.state
+    g0=$(sf_as_server od -An -t u8 -j 8 -N 8 "$f" | tr -d ' ')
+    g1=$(sf_as_server od -An -t u8 -j $((4096 + 8)) -N 8 "$f" | tr -d ' ')
+    [ "$g1" -gt "$g0" ] && at=$((4096 + 24))
+    sf_as_server od -An -t u8 -j "$at" -N 8 "$f" | tr -d ' '
+}
+sf_psql n -c "SELECT snowflake_nextval()" >/dev/null
+last=$(sf_psql n -c "SELECT max(x) FROM (SELECT snowflake_nextval() AS x FROM generate_series(1, 600)) s")
+bound=$(state_bound n)
+sf_expect_eq "the reservation was renewed ahead of need (bound more than 1 s past the last ID)" t \
+    "$(sf_psql n -c "SELECT snowflake_timestamp($bound) - snowflake_timestamp($last) > interval '1 s'")"
+sf_stop n
 echo "durable: all checks passed"
