@@ -10,7 +10,7 @@ Attempt try_issue(std::atomic<uint64_t> &floor, const GeneratorParams &params, i
                   const Reservation *reservation) {
     const Layout &layout = params.layout;
     const int seq_bits = layout.widths().sequence_bits;
-    const int low_bits = seq_bits + layout.node_bits();
+    const int low_bits = layout.timestamp_shift();
     const uint64_t node_mask = (uint64_t{1} << layout.node_bits()) - 1;
     const uint64_t seq_mask = (uint64_t{1} << seq_bits) - 1;
     const auto node = static_cast<uint64_t>(params.node);

@@ -48,6 +48,9 @@ class Layout {
     const LayoutWidths &widths() const { return widths_; }
     int timestamp_bits() const { return 63 - node_bits() - widths_.sequence_bits; }
     int node_bits() const { return widths_.datacenter_bits + widths_.worker_bits; }
+    // Where the timestamp field starts: id >> timestamp_shift() is an ID's
+    // timestamp, ts << timestamp_shift() the first ID of a millisecond.
+    int timestamp_shift() const { return node_bits() + widths_.sequence_bits; }
     int64_t epoch_unix_ms() const { return epoch_unix_ms_; }
 
     // The largest timestamp the generator may issue: all timestamp bits set,

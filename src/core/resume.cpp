@@ -6,8 +6,8 @@ ResumePlan plan_resume(const Layout &layout, uint64_t bound, int64_t now_unix_ms
                        int64_t normal_lead_ms) {
     ResumePlan plan;
     plan.floor = bound;
-    const int low_bits = layout.node_bits() + layout.widths().sequence_bits;
-    plan.resume_unix_ms = layout.epoch_unix_ms() + static_cast<int64_t>(bound >> low_bits);
+    plan.resume_unix_ms =
+        layout.epoch_unix_ms() + static_cast<int64_t>(bound >> layout.timestamp_shift());
     plan.lead_ms = plan.resume_unix_ms - now_unix_ms;
     plan.catch_up = plan.lead_ms > 0;
     plan.clock_suspect = plan.lead_ms > normal_lead_ms;

@@ -56,8 +56,7 @@ extern "C" Datum snowflake_accept_layout(PG_FUNCTION_ARGS) {
     }
     // Everything issued so far is below the recorded bound (and the floor).
     const uint64_t bound = std::max(floor, s->stored.id_bound);
-    const int low_bits = sf_layout.node_bits() + sf_layout.widths().sequence_bits;
-    if (static_cast<int64_t>(bound >> low_bits) > sf_layout.max_timestamp()) {
+    if (static_cast<int64_t>(bound >> sf_layout.timestamp_shift()) > sf_layout.max_timestamp()) {
         char end_text[40];
         snowflake::format_utc(sf_layout.end_unix_ms(), end_text, sizeof end_text);
         LWLockRelease(s->lock);
@@ -69,16 +68,8 @@ extern "C" Datum snowflake_accept_layout(PG_FUNCTION_ARGS) {
                            end_text),
                  errhint("Choose an earlier epoch or more timestamp bits.")));
     }
-    const snowflake::StateRecord record =
-        snowflake::state_record_for(sf_layout, bound, s->stored.generation + 1, s->run_id);
-    sf_store_record_locked(record);
-    const XLogRecPtr lsn = sf_log_record(record);
-    XLogFlush(lsn);
-    s->pending_below = bound;
-    s->pending_lsn = lsn;
-    uint64_t f = s->floor.load();
-    while (f < bound && !s->floor.compare_exchange_weak(f, bound)) {
-    }
+    const XLogRecPtr lsn = sf_write_reservation_locked(bound);
+    sf_raise_to(s->floor, bound);
     s->floor_is_exact = false;
     s->reservation.below.store(bound);
     s->reservation.renew_at.store(bound);

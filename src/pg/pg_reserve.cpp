@@ -29,18 +29,30 @@ extern "C" {
 #endif
 }
 
-namespace {
-
-void raise_to(std::atomic<uint64_t> &word, uint64_t value) {
+void sf_raise_to(std::atomic<uint64_t> &word, uint64_t value) {
     uint64_t cur = word.load(std::memory_order_acquire);
     while (cur < value && !word.compare_exchange_weak(cur, value, std::memory_order_acq_rel)) {
     }
 }
 
+XLogRecPtr sf_write_reservation_locked(uint64_t bound) {
+    SharedState *s = sf_shared;
+    const snowflake::StateRecord record =
+        snowflake::state_record_for(sf_layout, bound, s->stored.generation + 1, s->run_id);
+    sf_store_record_locked(record);
+    const XLogRecPtr lsn = sf_log_record(record);
+    XLogFlush(lsn);
+    s->pending_below = bound;
+    s->pending_lsn = lsn;
+    return lsn;
+}
+
+namespace {
+
 // The bound of a new reservation that covers need_id.
 uint64_t new_bound(uint64_t need_id) {
     const snowflake::Layout &layout = sf_layout;
-    const int low_bits = layout.node_bits() + layout.widths().sequence_bits;
+    const int low_bits = layout.timestamp_shift();
     const int64_t need_ts = static_cast<int64_t>(need_id >> low_bits);
     const int64_t now_ts = sf_generator_clock_ms() - layout.epoch_unix_ms();
     const int64_t end_ts =
@@ -50,9 +62,23 @@ uint64_t new_bound(uint64_t need_id) {
 }
 
 uint64_t renew_point(uint64_t bound) {
-    const int low_bits = sf_layout.node_bits() + sf_layout.widths().sequence_bits;
-    const uint64_t margin = static_cast<uint64_t>(kRenewBeforeEndMs) << low_bits;
+    const uint64_t margin = static_cast<uint64_t>(kRenewBeforeEndMs) << sf_layout.timestamp_shift();
     return bound > margin ? bound - margin : 0;
+}
+
+// Whether synchronous standbys are configured, as the checkpointer has
+// published it for all backends (PostgreSQL's commit wait reads the same
+// flag): a backend's own copy of synchronous_standby_names only changes
+// between statements, and a long COPY must not miss a change. Read under
+// SyncRepLock. Minor releases of 15 turned the bool sync_standbys_defined
+// into the bit SYNC_STANDBY_DEFINED of sync_standbys_status; the headers
+// built against decide which.
+bool sync_standbys_defined() {
+#ifdef SYNC_STANDBY_DEFINED
+    return (WalSndCtl->sync_standbys_status & SYNC_STANDBY_DEFINED) != 0;
+#else
+    return WalSndCtl->sync_standbys_defined;
+#endif
 }
 
 }  // namespace
@@ -77,36 +103,13 @@ void sf_reserve(uint64_t need_id, bool wait_for_lock) {
         lsn = s->pending_lsn;
     } else {
         bound = new_bound(need_id);
-        const snowflake::StateRecord record =
-            snowflake::state_record_for(sf_layout, bound, s->stored.generation + 1, s->run_id);
-        sf_store_record_locked(record);
-        lsn = sf_log_record(record);
-        XLogFlush(lsn);
-        s->pending_below = bound;
-        s->pending_lsn = lsn;
+        lsn = sf_write_reservation_locked(bound);
     }
     LWLockRelease(s->lock);
     sf_wait_for_sync_standbys(lsn);
-    raise_to(s->reservation.below, bound);
-    raise_to(s->reservation.renew_at, renew_point(bound));
+    sf_raise_to(s->reservation.below, bound);
+    sf_raise_to(s->reservation.renew_at, renew_point(bound));
 }
-
-// Whether synchronous standbys are configured, as the checkpointer has
-// published it for all backends (PostgreSQL's commit wait reads the same
-// flag): a backend's own copy of synchronous_standby_names only changes
-// between statements, and a long COPY must not miss a change. Read under
-// SyncRepLock. Minor releases of 15 turned the bool sync_standbys_defined
-// into the bit SYNC_STANDBY_DEFINED of sync_standbys_status; the headers
-// built against decide which.
-namespace {
-bool sync_standbys_defined() {
-#ifdef SYNC_STANDBY_DEFINED
-    return (WalSndCtl->sync_standbys_status & SYNC_STANDBY_DEFINED) != 0;
-#else
-    return WalSndCtl->sync_standbys_defined;
-#endif
-}
-}  // namespace
 
 // Waits until the synchronous standbys have flushed the WAL up to lsn, while
 // any are configured. The reservation protects every session, so the

@@ -95,6 +95,12 @@ void sf_register_wal_rmgr();
 XLogRecPtr sf_log_record(const snowflake::StateRecord &record);
 
 // pg_reserve.cpp
+// Raises an atomic word to at least value (it only grows).
+void sf_raise_to(std::atomic<uint64_t> &word, uint64_t value);
+// Under `lock`: records `bound` under the configured layout in the state file
+// and WAL, flushes, and marks it pending; returns its WAL position, which
+// the caller hands to sf_wait_for_sync_standbys after releasing the lock.
+XLogRecPtr sf_write_reservation_locked(uint64_t bound);
 // Makes sure IDs below need_id + 1 are durably reserved, raising ERROR if it
 // cannot. With `wait_for_lock` false (a renewal ahead of need) it gives up
 // at once when another backend holds the lock.

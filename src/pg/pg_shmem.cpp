@@ -72,8 +72,7 @@ void start_fresh(SharedState *s) {
     const int64_t now = sf_wall_clock_ms();
     const int64_t ts = std::min(now - sf_layout.epoch_unix_ms() + sf_max_clock_drift_ms,
                                 sf_layout.max_timestamp() + 1);
-    const int low_bits = sf_layout.node_bits() + sf_layout.widths().sequence_bits;
-    s->floor = ts <= 0 ? 0 : static_cast<uint64_t>(ts) << low_bits;
+    s->floor = ts <= 0 ? 0 : static_cast<uint64_t>(ts) << sf_layout.timestamp_shift();
     char when[40];
     snowflake::format_utc(sf_layout.epoch_unix_ms() + ts, when, sizeof when);
     ereport(LOG, (errmsg("snowflake_id: no state file; the generator starts at %s, the wall clock "
@@ -98,23 +97,23 @@ void load_state(SharedState *s) {
         sf_resume(false);  // logs the refusal
         return;
     }
-    if (!read.found) {
+    if (read.found) {
+        s->stored = read.record;
+        s->have_stored = true;
+        s->floor = read.record.id_bound;
+        s->floor_is_exact = read.record.exact;
+        s->exact_run_id = read.record.run_id;
+    } else {
         start_fresh(s);
         s->floor_at_start = s->floor.load();
-        s->reservation.below = s->floor.load();
-        s->reservation.renew_at = s->floor.load();
-        return;
     }
-    s->stored = read.record;
-    s->have_stored = true;
-    s->floor = read.record.id_bound;
-    s->floor_is_exact = read.record.exact;
-    s->exact_run_id = read.record.run_id;
-    // Nothing is reserved beyond the bound yet: the first ID needs a
+    // Nothing is reserved beyond the floor yet: the first ID needs a
     // reservation, and renewals start from there (renew_at only grows).
-    s->reservation.below = read.record.id_bound;
-    s->reservation.renew_at = read.record.id_bound;
-    sf_resume(false);
+    s->reservation.below = s->floor.load();
+    s->reservation.renew_at = s->floor.load();
+    if (read.found) {
+        sf_resume(false);
+    }
 }
 
 // on_shmem_exit callback in the postmaster: runs at shutdown and before a
