@@ -286,3 +286,32 @@ sf_expect_above() {
     sf_log "ok: $what: every new ID is above every ID before"
     sf_expect_eq "$what: no duplicate" 0 "$(sort -n "${files[@]}" "$2" | uniq -d | wc -l)"
 }
+
+# sf_stream_ids NAME FILE COUNT: COUNT IDs from NAME into FILE. COPY ... TO
+# STDOUT streams rows as the server makes them, so FILE holds exactly the
+# IDs that reached this client, also when the server dies midway.
+sf_stream_ids() {
+    sf_psql "$1" -c "COPY (SELECT snowflake_nextval() FROM generate_series(1, $3)) TO STDOUT" >"$2"
+}
+
+# sf_await_ids COUNT PID FILE [PID FILE...]: polls until every FILE, written
+# by the background client PID (sf_stream_ids), holds at least COUNT IDs.
+# Dies if a client ends first (with FILE.err, if there is one) or after
+# about 40 s.
+sf_await_ids() {
+    local count=$1 ready k
+    shift
+    local args=("$@")
+    for _ in $(seq 1 2000); do
+        ready=1
+        for ((k = 0; k < ${#args[@]}; k += 2)); do
+            [ -e "${args[k + 1]}" ] && [ "$(wc -l <"${args[k + 1]}")" -ge "$count" ] && continue
+            ready=0
+            kill -0 "${args[k]}" 2>/dev/null ||
+                sf_die "a client ended before it received $count IDs: $(cat "${args[k + 1]}.err" 2>/dev/null)"
+        done
+        [ "$ready" = 1 ] && return 0
+        sleep 0.02 # the pace of the poll; the condition is the line count
+    done
+    sf_die "the clients did not receive $count IDs each in time"
+}

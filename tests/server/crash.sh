@@ -24,10 +24,7 @@ sf_psql r -c "CREATE EXTENSION snowflake_id"
 # A fresh server starts max_clock_drift ahead of the clock; let the clock catch up.
 sf_poll r "SELECT snowflake_timestamp(snowflake_nextval()) < clock_timestamp()" t
 
-generate() { # generate SERVER FILE [COUNT]: IDs returned to this client
-    sf_psql "$1" -c "COPY (SELECT snowflake_nextval() FROM generate_series(1, ${3:-5000})) TO STDOUT" >"$2"
-}
-generate r "$SF_WORK/before"
+sf_stream_ids r "$SF_WORK/before" 5000
 
 # Set the clock back, then crash a backend.
 echo "-2.5" >"$clock"
@@ -45,7 +42,7 @@ done
 sf_expect_match "the server went through a crash-restart" \
     'all server processes terminated; reinitializing' "$(sf_server_log r)"
 
-generate r "$SF_WORK/after"
+sf_stream_ids r "$SF_WORK/after" 5000
 sf_expect_above "crash-restart with the clock set back" "$SF_WORK/before" -- "$SF_WORK/after"
 # Resuming exactly where it was, not from the clock plus max_clock_drift
 # (that would be at least 0.5 s later here, and hide a lost floor).
@@ -63,7 +60,7 @@ sf_new p "snowflake_id.worker_id = 4" "snowflake_id.sequence_bits = 0" \
     "snowflake_id.max_clock_drift = '3s'"
 sf_start p || sf_die "server p did not start"
 sf_psql p -c "CREATE EXTENSION snowflake_id"
-generate p "$SF_WORK/p.before" 3500
+sf_stream_ids p "$SF_WORK/p.before" 3500
 last_before=$(sort -n "$SF_WORK/p.before" | sed -n '$p')
 sf_expect_eq "the load ran the generator ahead of the clock" t "$(sf_psql p -c "
     SELECT snowflake_timestamp($last_before) > clock_timestamp() + interval '2 s'")"
@@ -72,7 +69,7 @@ sf_start p || sf_die "server p did not restart"
 # Only meaningful while the old IDs are still ahead of the clock.
 sf_expect_eq "after the restart the clock is still behind the last old ID" t \
     "$(sf_psql p -c "SELECT clock_timestamp() < snowflake_timestamp($last_before)")"
-generate p "$SF_WORK/p.after" 300
+sf_stream_ids p "$SF_WORK/p.after" 300
 sf_expect_above "planned restart after a load" "$SF_WORK/p.before" -- "$SF_WORK/p.after"
 sf_expect_eq "the generator resumed right after the last ID before the restart" t "$(sf_psql p -c "
     SELECT snowflake_timestamp($(sort -n "$SF_WORK/p.after" | sed -n '1p'))

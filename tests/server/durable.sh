@@ -25,24 +25,16 @@ sf_start d "${SF_FAKE_ENV[@]}" || sf_die "server did not start"
 sf_psql d -c "CREATE EXTENSION snowflake_id"
 state=$(sf_datadir d)/snowflake_id.state
 
-stream() { # stream FILE COUNT: IDs returned to this client, as they arrive
-    sf_psql d -c "COPY (SELECT snowflake_nextval() FROM generate_series(1, $2)) TO STDOUT" >"$1"
-}
 lines() { wc -l <"$1"; }
 max_of() { sort -n "$@" | sed -n '$p'; }
 min_of() { sort -n "$@" | sed -n '1p'; }
 
 # --- 1. SIGKILL under load, then the clock set back an hour ---------------
-stream "$SF_WORK/a1" 400000 2>/dev/null &
+sf_stream_ids d "$SF_WORK/a1" 400000 2>/dev/null &
 load1=$!
-stream "$SF_WORK/a2" 400000 2>/dev/null &
+sf_stream_ids d "$SF_WORK/a2" 400000 2>/dev/null &
 load2=$!
-for _ in $(seq 1 3000); do
-    [ -s "$SF_WORK/a1" ] && [ -s "$SF_WORK/a2" ] &&
-        [ "$(lines "$SF_WORK/a1")" -ge 20000 ] && [ "$(lines "$SF_WORK/a2")" -ge 20000 ] && break
-    sleep 0.01 # polling the clients' output files; the condition is the line count
-done
-[ "$(lines "$SF_WORK/a1")" -ge 20000 ] || sf_die "the load did not get going"
+sf_await_ids 20000 "$load1" "$SF_WORK/a1" "$load2" "$SF_WORK/a2"
 sf_crash d
 wait "$load1" || true
 wait "$load2" || true
@@ -57,7 +49,7 @@ sf_expect_match "LOG: it resumes above the durable reservation" \
     "$log"
 sf_expect_match "WARNING: the clock is behind the reservation" \
     'WARNING: +snowflake_id: the wall clock \(.*\) is [0-9]+ ms behind the durable reservation' "$log"
-stream "$SF_WORK/b" 20000
+sf_stream_ids d "$SF_WORK/b" 20000
 sf_expect_eq "after SIGKILL and the clock set back, IDs are issued at once" 20000 \
     "$(lines "$SF_WORK/b")"
 sf_expect_above "after SIGKILL and the clock set back" "$SF_WORK/a1" "$SF_WORK/a2" -- "$SF_WORK/b"
@@ -66,7 +58,7 @@ sf_expect_eq "the test means something: the old IDs are an hour ahead of the clo
     "$(sf_psql d -c "SELECT snowflake_timestamp($before_max) > clock_timestamp() + interval '55 min'")"
 
 # --- 2. Clean restart, the clock set back another hour ---------------------
-stream "$SF_WORK/c" 50000
+sf_stream_ids d "$SF_WORK/c" 50000
 last_before=$(max_of "$SF_WORK/c")
 sf_stop d
 echo "-7200" >"$clock"
@@ -78,7 +70,7 @@ sf_expect_match "LOG: it resumes above the last ID before the stop" \
 sf_expect_match "WARNING: the clock is behind the last ID" \
     'WARNING: +snowflake_id: the wall clock \(.*\) is [0-9]+ ms behind the last ID issued before the server stopped' \
     "$log"
-stream "$SF_WORK/e" 20000
+sf_stream_ids d "$SF_WORK/e" 20000
 sf_expect_above "after a clean restart with the clock set back" "$SF_WORK/a1" "$SF_WORK/a2" \
     "$SF_WORK/b" "$SF_WORK/c" -- "$SF_WORK/e"
 sf_expect_eq "it resumed right after the last ID, not a reservation later" t "$(sf_psql d -c "

@@ -20,9 +20,6 @@ sf_init_workspace
 sf_stage
 sf_fake_clock
 
-generate() { # generate SERVER FILE COUNT: IDs returned to this client
-    sf_psql "$1" -c "COPY (SELECT snowflake_nextval() FROM generate_series(1, $3)) TO STDOUT" >"$2"
-}
 
 # 16 IDs per millisecond: the load below runs through a reservation (1 s of
 # IDs, renewed every half second) about every 8,000 IDs.
@@ -46,24 +43,14 @@ sf_log "ok: the standby streams from the primary as its synchronous standby"
 
 # The load: two clients stream IDs into files (psql writes what it received,
 # also when the connection breaks).
-copy_sql="COPY (SELECT snowflake_nextval() FROM generate_series(1, 2000000)) TO STDOUT"
-sf_psql primary -c "$copy_sql" >"$SF_WORK/old.1" 2>"$SF_WORK/old.1.err" &
+sf_stream_ids primary "$SF_WORK/old.1" 2000000 2>"$SF_WORK/old.1.err" &
 client1=$!
-sf_psql primary -c "$copy_sql" >"$SF_WORK/old.2" 2>"$SF_WORK/old.2.err" &
+sf_stream_ids primary "$SF_WORK/old.2" 2000000 2>"$SF_WORK/old.2.err" &
 client2=$!
 # Bounded poll until both clients received 20,000 IDs (40,000 IDs: 2.5 s of
 # ID time at 16 per ms, several reservations).
-for i in $(seq 1 2000); do
-    n1=$(wc -l <"$SF_WORK/old.1")
-    n2=$(wc -l <"$SF_WORK/old.2")
-    [ "$n1" -ge 20000 ] && [ "$n2" -ge 20000 ] && break
-    if ! kill -0 "$client1" 2>/dev/null || ! kill -0 "$client2" 2>/dev/null; then
-        sf_die "a client ended before the kill: $(cat "$SF_WORK"/old.*.err)"
-    fi
-    [ "$i" -lt 2000 ] || sf_die "the clients received only $n1 and $n2 IDs"
-    sleep 0.02
-done
-sf_log "ok: both clients are receiving IDs ($n1 and $n2 so far)"
+sf_await_ids 20000 "$client1" "$SF_WORK/old.1" "$client2" "$SF_WORK/old.2"
+sf_log "ok: both clients are receiving IDs"
 
 # Power loss: the postmaster and all its children at once.
 sf_crash primary
@@ -93,7 +80,7 @@ sf_expect_eq "the load spanned several reservation windows" t "$(sf_psql standby
 sf_expect_eq "the old primary's largest ID lies ahead of the promoted server's clock" t \
     "$(sf_psql standby -c "SELECT snowflake_timestamp($old_max) > clock_timestamp() + interval '590 s'")"
 
-generate standby "$SF_WORK/new" 50000
+sf_stream_ids standby "$SF_WORK/new" 50000
 sf_expect_eq "the promoted server issued 50000 IDs at once" 50000 "$(wc -l <"$SF_WORK/new")"
 sf_expect_above "after failover" "$SF_WORK/old.1" "$SF_WORK/old.2" -- "$SF_WORK/new"
 
@@ -135,7 +122,7 @@ cancel_in_wait "a later call"
 
 sf_psql standby -c "ALTER SYSTEM RESET synchronous_standby_names" -c "SELECT pg_reload_conf()" >/dev/null
 sf_poll standby "SHOW synchronous_standby_names" ""
-generate standby "$SF_WORK/last" 20000
+sf_stream_ids standby "$SF_WORK/last" 20000
 sf_expect_eq "with no synchronous standby named, IDs are issued again" 20000 "$(wc -l <"$SF_WORK/last")"
 sf_expect_above "after the cancelled wait" "$SF_WORK/old.1" "$SF_WORK/old.2" "$SF_WORK/new" -- "$SF_WORK/last"
 echo "failover: all checks passed"
