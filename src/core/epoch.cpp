@@ -165,6 +165,10 @@ bool parse_epoch(std::string_view text, int64_t *unix_ms, Error *err) {
         }
         ms_of_day = ((hh * 60 + mi) * 60 + ss) * 1000 + frac;
 
+        // "2019-04-01 00:00 +08:00", as people and some tools write it.
+        while (pos < s.size() && s[pos] == ' ') {
+            ++pos;
+        }
         if (pos >= s.size()) {
             return bad_epoch(text, err,
                              "no time zone; add 'Z' for UTC or an offset such as +08:00");

@@ -21,7 +21,7 @@ inline constexpr int64_t kMaxUnixMs = 253402300799999;
 //   - integer milliseconds since 1970-01-01 UTC, e.g. "1288834974657";
 //   - "YYYY-MM-DD" (midnight UTC);
 //   - "YYYY-MM-DD[T| ]HH:MM[:SS[.fff]]" followed by "Z", "+HH:MM", "-HH:MM",
-//     "+HHMM" or "+HH". A date-time without a zone is refused: it would
+//     "+HHMM" or "+HH", optionally after spaces. A date-time without a zone is refused: it would
 //     silently depend on somebody's local time.
 // Surrounding white space is ignored. Anything else fails with
 // ErrorCode::invalid_setting and a message that quotes the text.

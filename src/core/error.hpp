@@ -22,6 +22,10 @@ enum class ErrorCode : int {
     clock_behind,         // the wall clock is behind beyond what drift and wait allow
     invalid_id,           // an ID that no layout can have issued (negative)
     time_out_of_range,    // a time before the epoch or after the layout's end
+    field_out_of_range,   // a worker id, datacenter id or sequence too wide for the layout
+    invalid_spec,         // a foreign layout (preset name or spec) that cannot be read
+    invalid_objectid,     // text that is not 24 hexadecimal digits
+    block_too_large,      // a block of IDs that no call could ever be given
 };
 
 // Deliberately without initialisers: the generator's hot path declares one

@@ -7,7 +7,7 @@
 namespace snowflake {
 
 Attempt try_issue(std::atomic<uint64_t> &floor, const GeneratorParams &params, int64_t now_unix_ms,
-                  const Reservation *reservation) {
+                  const Reservation *reservation, int64_t count) {
     const Layout &layout = params.layout;
     const int seq_bits = layout.widths().sequence_bits;
     const int low_bits = layout.timestamp_shift();
@@ -38,13 +38,20 @@ Attempt try_issue(std::atomic<uint64_t> &floor, const GeneratorParams &params, i
             seq = 0;
         }
 
+        // The block's last ID: count - 1 sequence numbers further on,
+        // carrying into the next milliseconds. A shift, not a division:
+        // this is the hot path, and count == 1 leaves it unchanged.
+        const uint64_t span = seq + static_cast<uint64_t>(count - 1);
+        const uint64_t end_ts = ts + (span >> seq_bits);
+        const uint64_t end_seq = span & seq_mask;
+
         Attempt a;
-        a.timestamp = static_cast<int64_t>(std::min<uint64_t>(ts, uint64_t{1} << 62));
-        if (ts > static_cast<uint64_t>(layout.max_timestamp())) {
+        a.timestamp = static_cast<int64_t>(std::min<uint64_t>(end_ts, uint64_t{1} << 62));
+        if (end_ts > static_cast<uint64_t>(layout.max_timestamp())) {
             a.status = AttemptStatus::exhausted;
             return a;
         }
-        const auto its = static_cast<int64_t>(ts);
+        const auto its = static_cast<int64_t>(end_ts);
         if (its > last_ts && its - now > params.max_drift_ms) {
             a.status = AttemptStatus::must_wait;
             a.wait_ms = its - params.max_drift_ms - now;
@@ -53,17 +60,20 @@ Attempt try_issue(std::atomic<uint64_t> &floor, const GeneratorParams &params, i
             return a;
         }
         const uint64_t id = (ts << low_bits) | (node << seq_bits) | seq;
-        if (reservation != nullptr && id >= reservation->below.load(std::memory_order_acquire)) {
+        const uint64_t last = (end_ts << low_bits) | (node << seq_bits) | end_seq;
+        if (reservation != nullptr && last >= reservation->below.load(std::memory_order_acquire)) {
             a.status = AttemptStatus::must_reserve;
-            a.id = static_cast<int64_t>(id);
+            a.id = static_cast<int64_t>(last);
             return a;
         }
-        if (floor.compare_exchange_weak(f, id + 1, std::memory_order_acq_rel,
+        if (floor.compare_exchange_weak(f, last + 1, std::memory_order_acq_rel,
                                         std::memory_order_acquire)) {
             a.status = AttemptStatus::issued;
             a.id = static_cast<int64_t>(id);
+            a.last_id = static_cast<int64_t>(last);
             a.renew = reservation != nullptr &&
-                      id >= reservation->renew_at.load(std::memory_order_relaxed);
+                      last >= reservation->renew_at.load(std::memory_order_relaxed);
+            a.borrowed = its > now && its > last_ts;
             return a;
         }
         // f now holds the floor another caller set; try again from there.
@@ -73,7 +83,7 @@ Attempt try_issue(std::atomic<uint64_t> &floor, const GeneratorParams &params, i
 namespace {
 
 void fail_clock_behind(const GeneratorParams &params, const Attempt &a, const WaitBudget &budget,
-                       Error *err) {
+                       int64_t count, Error *err) {
     char next_text[40];
     format_utc(params.layout.epoch_unix_ms() + a.timestamp, next_text, sizeof next_text);
     if (a.behind_ms < 0) {
@@ -86,11 +96,11 @@ void fail_clock_behind(const GeneratorParams &params, const Attempt &a, const Wa
              static_cast<long long>(a.behind_ms));
     }
     set_detail(err,
-               "The next ID needs timestamp %s, %lld ms more than snowflake_id.max_clock_drift = "
+               "The %s needs timestamp %s, %lld ms more than snowflake_id.max_clock_drift = "
                "%lld ms ahead of the wall clock; this call waited %lld ms of "
                "snowflake_id.max_wait = %lld ms.",
-               next_text, static_cast<long long>(a.wait_ms),
-               static_cast<long long>(params.max_drift_ms),
+               count > 1 ? "block's last ID" : "next ID", next_text,
+               static_cast<long long>(a.wait_ms), static_cast<long long>(params.max_drift_ms),
                static_cast<long long>(budget.waited_us / 1000),
                static_cast<long long>(params.max_wait_ms));
     set_hint(err,
@@ -100,17 +110,52 @@ void fail_clock_behind(const GeneratorParams &params, const Attempt &a, const Wa
 
 }  // namespace
 
+bool check_block(const GeneratorParams &params, int64_t count, Error *err) {
+    if (count < 1 || count > kMaxBlockIds) {
+        fail(err, ErrorCode::block_too_large, "block size %lld is out of range",
+             static_cast<long long>(count));
+        set_detail(err, "snowflake_nextval(n) hands out 1 to %lld IDs per call.",
+                   static_cast<long long>(kMaxBlockIds));
+        set_hint(err, "Pass n from 1 to %lld, and call again for more.",
+                 static_cast<long long>(kMaxBlockIds));
+        return false;
+    }
+    // A fresh block starts at the wall clock's millisecond and may end
+    // max_drift ms ahead of it: that is all a block can ever span.
+    const int seq_bits = params.layout.widths().sequence_bits;
+    const int64_t capacity = (params.max_drift_ms + 1) << seq_bits;
+    if (count > capacity) {
+        fail(err, ErrorCode::block_too_large,
+             "a block of %lld IDs does not fit within snowflake_id.max_clock_drift",
+             static_cast<long long>(count));
+        set_detail(err,
+                   "With %d sequence bits, %lld IDs span %lld ms; the generator may run at most "
+                   "snowflake_id.max_clock_drift = %lld ms ahead of the wall clock, which "
+                   "holds %lld IDs.",
+                   seq_bits, static_cast<long long>(count),
+                   static_cast<long long>((count + (int64_t{1} << seq_bits) - 1) >> seq_bits),
+                   static_cast<long long>(params.max_drift_ms), static_cast<long long>(capacity));
+        set_hint(err, "Ask for at most %lld IDs per call, or raise snowflake_id.max_clock_drift.",
+                 static_cast<long long>(capacity));
+        return false;
+    }
+    return true;
+}
+
 IssueResult issue(std::atomic<uint64_t> &floor, const GeneratorParams &params, Clock clock,
-                  Sleeper sleeper, WaitBudget *budget, Error *err, const Reservation *reservation) {
+                  Sleeper sleeper, WaitBudget *budget, Error *err, const Reservation *reservation,
+                  int64_t count) {
     IssueResult result;
     for (;;) {
         const int64_t now = clock.now_unix_ms(clock.ctx);
-        const Attempt a = try_issue(floor, params, now, reservation);
+        const Attempt a = try_issue(floor, params, now, reservation, count);
         if (a.status == AttemptStatus::issued || a.status == AttemptStatus::must_reserve) {
             result.status =
                 a.status == AttemptStatus::issued ? IssueStatus::issued : IssueStatus::must_reserve;
             result.id = a.id;
+            result.last_id = a.last_id;
             result.renew = a.renew;
+            result.borrowed = a.borrowed;
             return result;
         }
         if (a.status == AttemptStatus::exhausted) {
@@ -128,11 +173,12 @@ IssueResult issue(std::atomic<uint64_t> &floor, const GeneratorParams &params, C
         // at once instead of stalling the caller for nothing.
         const int64_t left_us = params.max_wait_ms * 1000 - budget->waited_us;
         if (a.wait_ms > left_us / 1000) {
-            fail_clock_behind(params, a, *budget, err);
+            fail_clock_behind(params, a, *budget, count, err);
             result.status = IssueStatus::failed;
             return result;
         }
         int64_t slept_us = 0;
+        result.waited = true;
         const bool keep_going = sleeper.sleep_ms(sleeper.ctx, a.wait_ms, &slept_us);
         budget->waited_us += slept_us > 0 ? slept_us : 0;
         if (!keep_going) {

@@ -21,6 +21,12 @@
 //   otherwise         -> (L, node, next sequence)
 //   sequence used up  -> (L + 1, node, 0), borrowing time from the future,
 //                        but only while L + 1 <= N + max_drift.
+// A block of n IDs (count > 1) is n IDs of this node in a row: from the
+// first, each next sequence number, moving to sequence 0 of the next
+// millisecond when the sequence runs out (Layout::next_in_node). One CAS
+// takes the whole block, so no other caller gets an ID between its first
+// and its last; the drift bound applies to its last ID.
+//
 // A call that cannot be served within the drift bound waits for the clock,
 // up to max_wait ms in total, and then fails with ErrorCode::clock_behind.
 // The timestamp field running out fails with timestamp_exhausted; it never
@@ -49,6 +55,9 @@ struct Reservation {
     std::atomic<uint64_t> renew_at{UINT64_MAX};
 };
 
+// The most IDs one call may ask for (snowflake_nextval(n)).
+inline constexpr int64_t kMaxBlockIds = 1000000;
+
 struct GeneratorParams {
     Layout layout;
     int64_t node = 0;  // from Layout::make_node
@@ -61,15 +70,25 @@ enum class AttemptStatus { issued, must_wait, must_reserve, exhausted };
 
 struct Attempt {
     AttemptStatus status = AttemptStatus::issued;
-    int64_t id = 0;         // issued; must_reserve: the ID that needs the reservation
-    bool renew = false;     // issued: the reservation should be extended soon
+    int64_t id = 0;       // issued: the (first) ID; must_reserve: the ID that needs the reservation
+    int64_t last_id = 0;  // issued: the block's last ID (== id for one ID)
+    bool renew = false;   // issued: the reservation should be extended soon
+    // issued: the sequence of the current millisecond ran out, so the call
+    // took a millisecond ahead of the wall clock that nobody had taken yet.
+    bool borrowed = false;
     int64_t wait_ms = 0;    // must_wait: how long until the clock allows the next ID
     int64_t behind_ms = 0;  // must_wait: last issued timestamp minus the wall clock
-    int64_t timestamp = 0;  // the timestamp the next ID needs (issued, must_wait, exhausted)
+    int64_t timestamp = 0;  // the timestamp the (last) ID needs (issued, must_wait, exhausted)
 };
 
+// count: how many IDs, 1 to kMaxBlockIds (check_block).
 Attempt try_issue(std::atomic<uint64_t> &floor, const GeneratorParams &params, int64_t now_unix_ms,
-                  const Reservation *reservation = nullptr);
+                  const Reservation *reservation = nullptr, int64_t count = 1);
+
+// Checks that a block of `count` IDs can ever be issued: 1 to kMaxBlockIds,
+// and no more than the milliseconds max_drift lets the generator run ahead
+// can hold. Fails with ErrorCode::block_too_large otherwise.
+bool check_block(const GeneratorParams &params, int64_t count, Error *err);
 
 // Callbacks through which the caller lends the generator its clock and its
 // way of sleeping. Plain function pointers: the core owns nothing that would
@@ -98,15 +117,19 @@ struct WaitBudget {
 
 struct IssueResult {
     IssueStatus status = IssueStatus::issued;
-    int64_t id = 0;      // issued; must_reserve: the ID that needs the reservation
-    bool renew = false;  // issued: the reservation should be extended soon
+    int64_t id = 0;       // issued: the (first) ID; must_reserve: the ID that needs the reservation
+    int64_t last_id = 0;  // issued: the block's last ID
+    bool renew = false;   // issued: the reservation should be extended soon
+    bool borrowed = false;  // issued: see Attempt::borrowed
+    bool waited = false;    // this call slept at least once
 };
 
-// Issues one ID, waiting as the rules above allow. On failure fills err
+// Issues one ID (or a block of `count`, checked by check_block beforehand),
+// waiting as the rules above allow. On failure fills err
 // (clock_behind or timestamp_exhausted). Returns must_reserve without waiting
 // when the next ID is not covered by `reservation` (nullptr: no bound).
 IssueResult issue(std::atomic<uint64_t> &floor, const GeneratorParams &params, Clock clock,
                   Sleeper sleeper, WaitBudget *budget, Error *err,
-                  const Reservation *reservation = nullptr);
+                  const Reservation *reservation = nullptr, int64_t count = 1);
 
 }  // namespace snowflake

@@ -152,6 +152,42 @@ bool Layout::smallest_id_at(int64_t unix_ms, int64_t *id, Error *err) const {
     return true;
 }
 
+bool Layout::compose_checked(int64_t unix_ms, int64_t datacenter_id, int64_t worker_id,
+                             int64_t sequence, int64_t *id, Error *err) const {
+    int64_t base = 0;
+    if (!smallest_id_at(unix_ms, &base, err)) {
+        return false;
+    }
+    struct Field {
+        const char *name;
+        int64_t value;
+        int64_t max;
+        int bits;
+        const char *setting;
+    };
+    const Field fields[] = {
+        {"datacenter_id", datacenter_id, max_datacenter_id(), widths_.datacenter_bits,
+         "datacenter_bits"},
+        {"worker_id", worker_id, max_worker_id(), widths_.worker_bits, "worker_bits"},
+        {"sequence", sequence, max_sequence(), widths_.sequence_bits, "sequence_bits"},
+    };
+    for (const Field &f : fields) {
+        if (f.value < 0 || f.value > f.max) {
+            fail(err, ErrorCode::field_out_of_range, "%s %lld is out of range for the layout",
+                 f.name, static_cast<long long>(f.value));
+            set_detail(err, "snowflake_id.%s = %d: %s runs from 0 to %lld.", f.setting, f.bits,
+                       f.name, static_cast<long long>(f.max));
+            set_hint(err, "Pass a %s between 0 and %lld.", f.name, static_cast<long long>(f.max));
+            return false;
+        }
+    }
+    int64_t node = 0;
+    // In range by the checks above, so make_node cannot fail.
+    (void)make_node(datacenter_id, worker_id, &node, err);
+    *id = base | (node << widths_.sequence_bits) | sequence;
+    return true;
+}
+
 void Layout::describe(char *out, int size) const {
     char epoch_text[40];
     format_utc(epoch_unix_ms_, epoch_text, sizeof epoch_text);

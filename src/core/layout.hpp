@@ -83,6 +83,21 @@ class Layout {
                (node << widths_.sequence_bits) | sequence;
     }
 
+    // The ID for the millisecond holding unix_ms with the given fields: the
+    // inverse of decode. Fails naming the argument at fault: the time
+    // (time_out_of_range) or "datacenter_id", "worker_id", "sequence"
+    // (field_out_of_range).
+    bool compose_checked(int64_t unix_ms, int64_t datacenter_id, int64_t worker_id,
+                         int64_t sequence, int64_t *id, Error *err) const;
+
+    // The ID after `id` in the same node: the next sequence number, or
+    // sequence 0 of the next millisecond. Blocks of IDs are runs of these.
+    int64_t next_in_node(int64_t id) const {
+        return (id & max_sequence()) == max_sequence()
+                   ? id - max_sequence() + (int64_t{1} << timestamp_shift())
+                   : id + 1;
+    }
+
     // Splits an ID; fails for a negative one and for one whose timestamp is
     // past the layout's end.
     bool decode(int64_t id, IdParts *parts, Error *err) const;

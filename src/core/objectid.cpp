@@ -1,0 +1,84 @@
+#include "objectid.hpp"
+
+namespace snowflake {
+
+namespace {
+
+constexpr char kHexDigits[] = "0123456789abcdef";
+
+int hex_value(char c) {
+    if (c >= '0' && c <= '9') {
+        return c - '0';
+    }
+    if (c >= 'a' && c <= 'f') {
+        return c - 'a' + 10;
+    }
+    if (c >= 'A' && c <= 'F') {
+        return c - 'A' + 10;
+    }
+    return -1;
+}
+
+void put_byte(uint8_t b, char *out) {
+    out[0] = kHexDigits[b >> 4];
+    out[1] = kHexDigits[b & 0xF];
+}
+
+}  // namespace
+
+void format_objectid(uint32_t seconds, const uint8_t process_random[5], uint32_t counter,
+                     char out[kObjectIdHexLength + 1]) {
+    uint8_t bytes[12];
+    for (int i = 0; i < 4; ++i) {
+        bytes[i] = static_cast<uint8_t>(seconds >> (24 - 8 * i));
+    }
+    for (int i = 0; i < 5; ++i) {
+        bytes[4 + i] = process_random[i];
+    }
+    for (int i = 0; i < 3; ++i) {
+        bytes[9 + i] = static_cast<uint8_t>(counter >> (16 - 8 * i));
+    }
+    for (int i = 0; i < 12; ++i) {
+        put_byte(bytes[i], out + 2 * i);
+    }
+    out[kObjectIdHexLength] = '\0';
+}
+
+bool objectid_seconds(std::string_view text, uint32_t *seconds, Error *err) {
+    // Quote at most 64 bytes of the input, enough to recognise it, cut at a
+    // UTF-8 character boundary so the message stays valid text.
+    std::size_t cut = text.size() > 64 ? 64 : text.size();
+    while (cut < text.size() && cut > 0 && (static_cast<uint8_t>(text[cut]) & 0xC0) == 0x80) {
+        --cut;
+    }
+    const int shown = static_cast<int>(cut);
+    const char *more = cut < text.size() ? "..." : "";
+    if (text.size() != kObjectIdHexLength) {
+        fail(err, ErrorCode::invalid_objectid, "invalid ObjectId \"%.*s%s\"", shown, text.data(),
+             more);
+        set_detail(err, "An ObjectId is %d hexadecimal digits; this text has %zu characters.",
+                   kObjectIdHexLength, text.size());
+        return false;
+    }
+    uint32_t v = 0;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const int d = hex_value(text[i]);
+        if (d < 0) {
+            fail(err, ErrorCode::invalid_objectid, "invalid ObjectId \"%.*s\"", shown, text.data());
+            if (text[i] >= ' ' && text[i] <= '~') {
+                set_detail(err, "Character %zu, \"%c\", is not a hexadecimal digit.", i + 1,
+                           text[i]);
+            } else {
+                set_detail(err, "Byte %zu is not ASCII, so not a hexadecimal digit.", i + 1);
+            }
+            return false;
+        }
+        if (i < 8) {
+            v = (v << 4) | static_cast<uint32_t>(d);
+        }
+    }
+    *seconds = v;
+    return true;
+}
+
+}  // namespace snowflake
