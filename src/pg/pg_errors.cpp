@@ -24,6 +24,13 @@ int sqlstate_for(snowflake::ErrorCode code) {
             return ERRCODE_INVALID_PARAMETER_VALUE;
         case ErrorCode::time_out_of_range:
             return ERRCODE_DATETIME_VALUE_OUT_OF_RANGE;
+        case ErrorCode::field_out_of_range:
+            return ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE;
+        case ErrorCode::invalid_spec:
+        case ErrorCode::block_too_large:
+            return ERRCODE_INVALID_PARAMETER_VALUE;
+        case ErrorCode::invalid_objectid:
+            return ERRCODE_INVALID_TEXT_REPRESENTATION;
         case ErrorCode::none:
             break;
     }

@@ -1,12 +1,15 @@
-// snowflake_nextval(): the generator's SQL face.
+// snowflake_nextval() and snowflake_nextval(n): the generator's SQL face.
 #include "core/state_record.hpp"
 #include "pg_shared.hpp"
 
 extern "C" {
 #include "access/xlog.h"
+#include "catalog/pg_type.h"
 #include "fmgr.h"
+#include "funcapi.h"
 #include "miscadmin.h"
 #include "storage/latch.h"
+#include "utils/tuplestore.h"
 #if PG_VERSION_NUM >= 140000
 #include "utils/wait_event.h"
 #else
@@ -14,12 +17,22 @@ extern "C" {
 #endif
 
 PG_FUNCTION_INFO_V1(snowflake_nextval);
+PG_FUNCTION_INFO_V1(snowflake_nextval_block);
 }
 
 namespace {
 
+// This backend's previous wall-clock reading: a later reading below it means
+// the clock was stepped back (CLOCK_REALTIME never goes back otherwise).
+int64_t last_wall_ms = 0;
+
 int64_t generator_clock(void *) {
-    return sf_generator_clock_ms();
+    const int64_t wall = sf_wall_clock_ms();
+    if (wall < last_wall_ms) {
+        sf_count(&StatusCounters::clock_backwards);
+    }
+    last_wall_ms = wall;
+    return sf_generator_clock_at(wall);
 }
 
 // Sleeps on the latch so that a cancel or statement_timeout wakes us at
@@ -86,50 +99,125 @@ bool sleep_on_latch(void *, int64_t ms, int64_t *slept_us) {
     pg_unreachable();
 }
 
-}  // namespace
+// Raises a core error from snowflake_nextval, counting it for snowflake_status.
+[[noreturn]] void raise_counted(const snowflake::Error &err) {
+    sf_count(&StatusCounters::errors);
+    sf_raise(err);
+}
 
-extern "C" Datum snowflake_nextval(PG_FUNCTION_ARGS) {
+// The checks every call makes before the generator runs.
+void check_can_issue() {
     if (sf_shared == nullptr) {
         raise_not_preloaded();
     }
     if (RecoveryInProgress()) {
+        sf_count(&StatusCounters::errors);
         raise_in_recovery();
     }
     const auto refusal = static_cast<Refusal>(sf_shared->refusal.load(std::memory_order_acquire));
     if (refusal != Refusal::none) {
+        sf_count(&StatusCounters::errors);
         raise_refusal(refusal);
     }
+}
+
+snowflake::GeneratorParams generator_params() {
     snowflake::Error err;
     snowflake::GeneratorParams params;
     params.layout = sf_layout;
     if (!sf_layout.make_node(sf_datacenter_id, sf_worker_id, &params.node, &err)) {
-        sf_raise(err);
+        raise_counted(err);
     }
     params.max_drift_ms = sf_max_clock_drift_ms;
     params.max_wait_ms = sf_max_wait_ms;
+    return params;
+}
 
+// Issues `count` IDs (one, or a block checked by check_block) and returns
+// the first and the last; raises on failure.
+snowflake::IssueResult issue_ids(const snowflake::GeneratorParams &params, int64_t count) {
+    snowflake::Error err;
     snowflake::WaitBudget budget;
+    bool waited = false;
     for (;;) {
-        const snowflake::IssueResult r = snowflake::issue(
-            sf_shared->floor, params, snowflake::Clock{generator_clock, nullptr},
-            snowflake::Sleeper{sleep_on_latch, nullptr}, &budget, &err, &sf_shared->reservation);
+        const snowflake::IssueResult r =
+            snowflake::issue(sf_shared->floor, params, snowflake::Clock{generator_clock, nullptr},
+                             snowflake::Sleeper{sleep_on_latch, nullptr}, &budget, &err,
+                             &sf_shared->reservation, count);
+        waited = waited || r.waited;
         if (r.status == snowflake::IssueStatus::issued) {
+            sf_count(&StatusCounters::ids_issued, static_cast<uint64_t>(count));
+            if (r.borrowed) {
+                sf_count(&StatusCounters::sequence_exhausted);
+            }
+            if (waited) {
+                sf_count(&StatusCounters::waits);
+            }
             if (r.renew) {
                 // Extend the reservation before it runs out, unless another
-                // backend is at it already; this ID is covered either way.
+                // backend is at it already; these IDs are covered either way.
                 sf_reserve(sf_shared->reservation.below.load(), false);
             }
-            PG_RETURN_INT64(r.id);
+            return r;
         }
         if (r.status == snowflake::IssueStatus::must_reserve) {
             sf_reserve(static_cast<uint64_t>(r.id), true);
             continue;
         }
         if (r.status == snowflake::IssueStatus::failed) {
-            sf_raise(err);
+            if (waited) {
+                sf_count(&StatusCounters::waits);
+            }
+            raise_counted(err);
         }
         // Interrupted while waiting: cancel and statement_timeout raise here.
         // Anything else, and the call resumes with what is left of max_wait.
         CHECK_FOR_INTERRUPTS();
     }
+}
+
+}  // namespace
+
+extern "C" Datum snowflake_nextval(PG_FUNCTION_ARGS) {
+    check_can_issue();
+    const snowflake::GeneratorParams params = generator_params();
+    PG_RETURN_INT64(issue_ids(params, 1).id);
+}
+
+// snowflake_nextval(n): one CAS takes the whole block (src/core/generator.hpp),
+// then the IDs go into a tuplestore in materialize mode, which costs far less
+// per row than returning them one call at a time.
+extern "C" Datum snowflake_nextval_block(PG_FUNCTION_ARGS) {
+    auto *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
+    if (rsinfo == nullptr || !IsA(rsinfo, ReturnSetInfo) ||
+        (rsinfo->allowedModes & SFRM_Materialize) == 0) {
+        ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                        errmsg("snowflake_nextval(n) must be called where a set is accepted")));
+    }
+    check_can_issue();
+    const snowflake::GeneratorParams params = generator_params();
+    const int64_t count = PG_GETARG_INT32(0);
+    snowflake::Error err;
+    if (!snowflake::check_block(params, count, &err)) {
+        raise_counted(err);
+    }
+    const snowflake::IssueResult r = issue_ids(params, count);
+
+    MemoryContext old = MemoryContextSwitchTo(rsinfo->econtext->ecxt_per_query_memory);
+    TupleDesc tupdesc = CreateTemplateTupleDesc(1);
+    TupleDescInitEntry(tupdesc, 1, "snowflake_nextval", INT8OID, -1, 0);
+    Tuplestorestate *store = tuplestore_begin_heap(
+        (rsinfo->allowedModes & SFRM_Materialize_Random) != 0, false, work_mem);
+    MemoryContextSwitchTo(old);
+    int64_t id = r.id;
+    for (int64_t i = 0; i < count; ++i) {
+        Datum value = Int64GetDatum(id);
+        bool null = false;
+        tuplestore_putvalues(store, tupdesc, &value, &null);
+        id = params.layout.next_in_node(id);
+    }
+    rsinfo->returnMode = SFRM_Materialize;
+    rsinfo->setResult = store;
+    rsinfo->setDesc = tupdesc;
+    return static_cast<Datum>(0);
 }

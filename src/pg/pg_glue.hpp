@@ -24,6 +24,17 @@
 
 extern "C" {
 #include "postgres.h"
+
+#include "datatype/timestamp.h"
+}
+
+// 2000-01-01T00:00:00Z, PostgreSQL's epoch, in ms since 1970.
+inline constexpr int64_t kPostgresEpochUnixMs =
+    static_cast<int64_t>(POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * SECS_PER_DAY * 1000;
+
+// A timestamptz for ms since 1970; the core keeps them <= 9999-12-31.
+inline TimestampTz sf_timestamptz_of(int64_t unix_ms) {
+    return (unix_ms - kPostgresEpochUnixMs) * 1000;
 }
 
 // Settings (see README "Settings"). Plain ints so the GUC machinery can

@@ -19,7 +19,10 @@ int64_t sf_monotonic_ns() {
 }
 
 int64_t sf_generator_clock_ms() {
-    const int64_t wall = sf_wall_clock_ms();
+    return sf_generator_clock_at(sf_wall_clock_ms());
+}
+
+int64_t sf_generator_clock_at(int64_t wall) {
     SharedState *s = sf_shared;
     if (!s->catching_up.load(std::memory_order_acquire)) {
         return wall;

@@ -67,13 +67,32 @@ struct SharedState {
 // nullptr unless the library was preloaded.
 extern SharedState *sf_shared;
 
+// The counters behind snowflake_status (pg_status.cpp). Each process adds to
+// its own slot, indexed by its PGPROC number, so counting is a plain load and
+// store on a cache line no other process writes; reading sums the slots.
+// Slots outlive their processes, so the sums count since shared memory was
+// created. A process without a slot of its own (none should exist) shares
+// the last one, with atomic adds.
+struct alignas(64) StatusCounters {
+    std::atomic<uint64_t> ids_issued{0};
+    std::atomic<uint64_t> sequence_exhausted{0};  // calls that borrowed a millisecond
+    std::atomic<uint64_t> waits{0};               // calls that slept for the clock
+    std::atomic<uint64_t> clock_backwards{0};     // readings below the process's previous one
+    std::atomic<uint64_t> errors{0};              // ERRORs raised by snowflake_nextval
+};
+using StatusCounter = std::atomic<uint64_t> StatusCounters::*;
+void sf_count(StatusCounter counter, uint64_t n = 1);
+Size sf_status_shmem_size();
+void sf_status_shmem_init();  // under AddinShmemInitLock
+
 // How far ahead a reservation reaches, and when the next one is made.
 inline constexpr int64_t kReservationWindowMs = 1000;
 inline constexpr int64_t kRenewBeforeEndMs = 500;
 
 // Milliseconds of the generator's clock: the wall clock, or the catch-up
-// clock while it is ahead.
+// clock while it is ahead; _at takes a wall-clock reading the caller made.
 int64_t sf_generator_clock_ms();
+int64_t sf_generator_clock_at(int64_t wall_unix_ms);
 int64_t sf_monotonic_ns();
 
 // pg_state_file.cpp. Both return 0 or an errno; they never raise, so the

@@ -45,6 +45,7 @@ Size shared_size() {
 
 void request_shmem() {
     RequestAddinShmemSpace(shared_size());
+    RequestAddinShmemSpace(sf_status_shmem_size());
     RequestNamedLWLockTranche(kTrancheName, 1);
 }
 
@@ -164,6 +165,7 @@ void sf_shmem_startup() {
         state->lock = &(GetNamedLWLockTranche(kTrancheName))->lock;
         state->run_id = new_run_id();
     }
+    sf_status_shmem_init();
     LWLockRelease(AddinShmemInitLock);
     sf_shared = state;
     if (!found) {

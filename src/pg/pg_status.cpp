@@ -1,0 +1,200 @@
+// snowflake_status(): what the generator is doing, from counters in shared
+// memory (the slots are described at StatusCounters in pg_shared.hpp).
+//
+// Reading takes no lock: the floor, the reservation and the catch-up flag are
+// atomics, and the counters are summed with relaxed loads. The sums are not
+// a snapshot of one instant; each value is at most a few calls old.
+#include <algorithm>
+#include <new>
+
+#include "pg_shared.hpp"
+
+extern "C" {
+#include "access/htup_details.h"
+#include "access/twophase.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "storage/proc.h"
+#include "storage/shmem.h"
+#include "utils/timestamp.h"
+
+PG_FUNCTION_INFO_V1(snowflake_status);
+}
+
+namespace {
+
+struct StatusSlots {
+    int count;  // slots, the last of which is shared
+    StatusCounters slots[FLEXIBLE_ARRAY_MEMBER];
+};
+
+StatusSlots *status_slots = nullptr;
+
+// This process's slot, found on first use. If it is the shared last one,
+// adds must be atomic.
+StatusCounters *my_slot = nullptr;
+bool my_slot_is_shared = false;
+
+// One slot per PGPROC (backends, auxiliary processes, prepared
+// transactions), plus the shared one.
+int slot_count() {
+#if PG_VERSION_NUM >= 150000
+    const int procs = MaxBackends;
+#else
+    // Before PG 15 shared memory is sized before MaxBackends is set: the
+    // same sum InitializeMaxBackends() makes.
+    const int procs =
+        MaxConnections + autovacuum_max_workers + 1 + max_worker_processes + max_wal_senders;
+#endif
+    return procs + NUM_AUXILIARY_PROCS + max_prepared_xacts + 1;
+}
+
+int my_proc_number() {
+#if PG_VERSION_NUM >= 170000
+    return MyProcNumber;
+#else
+    return MyProc != nullptr ? MyProc->pgprocno : -1;
+#endif
+}
+
+StatusCounters *find_my_slot() {
+    const int n = my_proc_number();
+    if (n >= 0 && n < status_slots->count - 1) {
+        my_slot_is_shared = false;
+        return &status_slots->slots[n];
+    }
+    my_slot_is_shared = true;
+    return &status_slots->slots[status_slots->count - 1];
+}
+
+Datum timestamptz_of(int64_t unix_ms) {
+    return TimestampTzGetDatum(sf_timestamptz_of(unix_ms));
+}
+
+}  // namespace
+
+Size sf_status_shmem_size() {
+    return add_size(offsetof(StatusSlots, slots),
+                    mul_size(static_cast<Size>(slot_count()), sizeof(StatusCounters)));
+}
+
+void sf_status_shmem_init() {
+    bool found = false;
+    void *mem = ShmemInitStruct("snowflake_id status", sf_status_shmem_size(), &found);
+    status_slots = static_cast<StatusSlots *>(mem);
+    if (!found) {
+        status_slots->count = slot_count();
+        for (int i = 0; i < status_slots->count; ++i) {
+            new (&status_slots->slots[i]) StatusCounters();
+        }
+    }
+}
+
+void sf_count(StatusCounter counter, uint64_t n) {
+    if (status_slots == nullptr) {
+        return;
+    }
+    if (my_slot == nullptr) {
+        my_slot = find_my_slot();
+    }
+    std::atomic<uint64_t> &c = my_slot->*counter;
+    if (my_slot_is_shared) {
+        c.fetch_add(n, std::memory_order_relaxed);
+    } else {
+        // Only this process writes the slot: no read-modify-write needed.
+        c.store(c.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+    }
+}
+
+extern "C" Datum snowflake_status(PG_FUNCTION_ARGS) {
+    if (sf_shared == nullptr || status_slots == nullptr) {
+        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                        errmsg("snowflake_id must be loaded via shared_preload_libraries"),
+                        errdetail("snowflake_status reads the generator's shared memory, which "
+                                  "only a preloaded library has."),
+                        errhint("Add snowflake_id to shared_preload_libraries in "
+                                "postgresql.conf and restart the server.")));
+    }
+    TupleDesc tupdesc;
+    if (get_call_result_type(fcinfo, nullptr, &tupdesc) != TYPEFUNC_COMPOSITE) {
+        ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                        errmsg("snowflake_status() must be called where a record is expected")));
+    }
+    tupdesc = BlessTupleDesc(tupdesc);
+
+    const snowflake::Layout &layout = sf_layout;
+    const int shift = layout.timestamp_shift();
+    const uint64_t floor = sf_shared->floor.load(std::memory_order_acquire);
+    const uint64_t below = sf_shared->reservation.below.load(std::memory_order_acquire);
+    const bool catching_up = sf_shared->catching_up.load(std::memory_order_acquire);
+    const int64_t wall = sf_wall_clock_ms();
+    const int64_t clock = sf_generator_clock_at(wall);
+
+    uint64_t sums[5] = {0, 0, 0, 0, 0};
+    for (int i = 0; i < status_slots->count; ++i) {
+        const StatusCounters &c = status_slots->slots[i];
+        sums[0] += c.ids_issued.load(std::memory_order_relaxed);
+        sums[1] += c.sequence_exhausted.load(std::memory_order_relaxed);
+        sums[2] += c.waits.load(std::memory_order_relaxed);
+        sums[3] += c.clock_backwards.load(std::memory_order_relaxed);
+        sums[4] += c.errors.load(std::memory_order_relaxed);
+    }
+
+    enum {
+        kWorkerId,
+        kDatacenterId,
+        kTimestampBits,
+        kDatacenterBits,
+        kWorkerBits,
+        kSequenceBits,
+        kEpoch,
+        kLastIssuedAt,
+        kAheadOfClockMs,
+        kCatchingUp,
+        kReservedUntil,
+        kIdsIssued,
+        kSequenceExhausted,
+        kWaits,
+        kClockBackwards,
+        kErrors,
+        kLayoutEndsAt,
+        kColumns
+    };
+    Datum values[kColumns];
+    bool nulls[kColumns];
+    for (int i = 0; i < kColumns; ++i) {
+        values[i] = 0;
+        nulls[i] = false;
+    }
+    values[kWorkerId] = Int32GetDatum(sf_worker_id);
+    nulls[kWorkerId] = sf_worker_id < 0;  // not set
+    values[kDatacenterId] = Int32GetDatum(sf_datacenter_id);
+    values[kTimestampBits] = Int32GetDatum(layout.timestamp_bits());
+    values[kDatacenterBits] = Int32GetDatum(layout.widths().datacenter_bits);
+    values[kWorkerBits] = Int32GetDatum(layout.widths().worker_bits);
+    values[kSequenceBits] = Int32GetDatum(layout.widths().sequence_bits);
+    values[kEpoch] = timestamptz_of(layout.epoch_unix_ms());
+    // The floor is one above the newest ID, or where the generator resumed.
+    int64_t last_unix_ms = INT64_MIN;
+    if (floor == 0) {
+        nulls[kLastIssuedAt] = true;
+    } else {
+        last_unix_ms = layout.epoch_unix_ms() + static_cast<int64_t>((floor - 1) >> shift);
+        values[kLastIssuedAt] = timestamptz_of(last_unix_ms);
+    }
+    values[kAheadOfClockMs] =
+        Int64GetDatum(std::max<int64_t>(0, std::max(last_unix_ms, clock) - wall));
+    values[kCatchingUp] = BoolGetDatum(catching_up);
+    if (below == UINT64_MAX) {
+        nulls[kReservedUntil] = true;
+    } else {
+        values[kReservedUntil] =
+            timestamptz_of(layout.epoch_unix_ms() + static_cast<int64_t>(below >> shift));
+    }
+    for (int i = 0; i < 5; ++i) {
+        values[kIdsIssued + i] = Int64GetDatum(static_cast<int64_t>(sums[i]));
+    }
+    values[kLayoutEndsAt] = timestamptz_of(layout.end_unix_ms());
+    PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
