@@ -9,6 +9,15 @@ SELECT * FROM snowflake_decode((86400000::bigint << 22) | (7 << 12) | 5);
 SELECT snowflake_timestamp(4194304);
 SELECT snowflake_from_timestamp('2020-01-01 00:00:00.001+00');
 SELECT snowflake_decode(-1);
+-- So do the foreign-layout decoders, snowflake_compose and the ObjectId functions.
+SELECT * FROM snowflake_decode(175928847299117063, 'discord');
+SELECT snowflake_compose('2020-01-02 00:00:00+00', 7, 5) = (86400000::bigint << 22) | (7 << 12) | 5
+       AS compose_works;
+SELECT objectid_generate() ~ '^[0-9a-f]{24}$' AS objectid_works,
+       objectid_timestamp('5c4a7fcc0ed0240001a79289');
+-- Blocks and the status view need the shared memory.
+SELECT snowflake_nextval(3);
+SELECT * FROM snowflake_status;
 DO $$
 BEGIN
     PERFORM snowflake_nextval();

@@ -12,3 +12,7 @@ BEGIN
 EXCEPTION WHEN object_not_in_prerequisite_state THEN
     RAISE NOTICE 'snowflake_nextval() without a worker id raises SQLSTATE %', SQLSTATE;
 END $$;
+-- Blocks refuse the same way; the status view shows the missing worker id.
+SELECT snowflake_nextval(3);
+SELECT worker_id IS NULL AS worker_unset, datacenter_id, ids_issued, errors >= 2 AS counted_errors
+FROM snowflake_status;

@@ -3,6 +3,7 @@
 #   main       preloaded, worker_id = 7: functions, decoding, errors, settings
 #   no_worker  preloaded, worker_id unset: snowflake_nextval() refuses
 #   no_preload not preloaded: decoders work, snowflake_nextval() explains the preload
+#   narrow     preloaded, 4 sequence bits, max_clock_drift 10 ms: the block limit
 set -euo pipefail
 source "$(dirname "$0")/../lib/cluster.sh"
 sf_init_workspace
@@ -31,11 +32,15 @@ sf_new main "snowflake_id.worker_id = 7"
 sf_new no_worker
 sf_new no_preload preload=no "snowflake_id.epoch = '2020-01-01T00:00:00Z'" \
     "snowflake_id.worker_id = 3"
-for s in main no_worker no_preload; do
+sf_new narrow "snowflake_id.worker_id = 7" "snowflake_id.sequence_bits = 4" \
+    "snowflake_id.max_clock_drift = 10"
+for s in main no_worker no_preload narrow; do
     sf_start "$s" || sf_die "server $s did not start"
 done
 
-run_regress main snowflake_functions snowflake_errors
+run_regress main snowflake_functions snowflake_errors snowflake_toolkit snowflake_partitioning \
+    snowflake_upgrade
 run_regress no_worker snowflake_no_worker
 run_regress no_preload snowflake_no_preload
+run_regress narrow snowflake_narrow
 exit "$status"
