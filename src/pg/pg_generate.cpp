@@ -22,16 +22,26 @@ PG_FUNCTION_INFO_V1(snowflake_nextval_block);
 
 namespace {
 
-// This backend's previous wall-clock reading: a later reading below it means
-// the clock was stepped back (CLOCK_REALTIME never goes back otherwise).
-int64_t last_wall_ms = 0;
-
+// Reads the wall clock and notices when it went back: a reading below the
+// highest one any backend published (loaded before this reading, so a clock
+// that never goes back cannot be below it). The first backend to notice
+// counts the step; readings stay below that mark until the clock has caught
+// up, and are not counted again.
 int64_t generator_clock(void *) {
+    SharedState::ClockWatch &watch = sf_shared->clock_watch;
+    int64_t highest = watch.highest_ms.load(std::memory_order_acquire);
     const int64_t wall = sf_wall_clock_ms();
-    if (wall < last_wall_ms) {
-        sf_count(&StatusCounters::clock_backwards);
+    if (wall > highest) {
+        while (wall > highest &&
+               !watch.highest_ms.compare_exchange_weak(highest, wall, std::memory_order_acq_rel)) {
+        }
+    } else if (wall < highest) {
+        int64_t counted = watch.counted_at_ms.load(std::memory_order_relaxed);
+        if (counted < highest && watch.counted_at_ms.compare_exchange_strong(
+                                     counted, highest, std::memory_order_relaxed)) {
+            sf_count(&StatusCounters::clock_backwards);
+        }
     }
-    last_wall_ms = wall;
     return sf_generator_clock_at(wall);
 }
 
@@ -144,14 +154,15 @@ snowflake::IssueResult issue_ids(const snowflake::GeneratorParams &params, int64
             snowflake::issue(sf_shared->floor, params, snowflake::Clock{generator_clock, nullptr},
                              snowflake::Sleeper{sleep_on_latch, nullptr}, &budget, &err,
                              &sf_shared->reservation, count);
-        waited = waited || r.waited;
+        if (r.waited && !waited) {
+            // Counted at once: the call may yet be cancelled.
+            waited = true;
+            sf_count(&StatusCounters::waits);
+        }
         if (r.status == snowflake::IssueStatus::issued) {
             sf_count(&StatusCounters::ids_issued, static_cast<uint64_t>(count));
             if (r.borrowed) {
                 sf_count(&StatusCounters::sequence_exhausted);
-            }
-            if (waited) {
-                sf_count(&StatusCounters::waits);
             }
             if (r.renew) {
                 // Extend the reservation before it runs out, unless another
@@ -165,9 +176,6 @@ snowflake::IssueResult issue_ids(const snowflake::GeneratorParams &params, int64
             continue;
         }
         if (r.status == snowflake::IssueStatus::failed) {
-            if (waited) {
-                sf_count(&StatusCounters::waits);
-            }
             raise_counted(err);
         }
         // Interrupted while waiting: cancel and statement_timeout raise here.

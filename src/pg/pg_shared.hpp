@@ -49,6 +49,18 @@ struct SharedState {
     std::atomic<int64_t> catch_up_base_unix_ms{0};
     std::atomic<int64_t> catch_up_start_mono_ns{0};
 
+    // Clock-step detection for snowflake_status (pg_generate.cpp), on a
+    // cache line of its own so that it does not slow the CAS on `floor`.
+    struct alignas(64) ClockWatch {
+        // The highest wall-clock reading any backend has published. Each
+        // backend loads it before reading the clock, so a reading below it
+        // means the clock went back.
+        std::atomic<int64_t> highest_ms{0};
+        // The highest reading a step back was last counted against: one
+        // step counts once, however many backends notice it.
+        std::atomic<int64_t> counted_at_ms{0};
+    } clock_watch;
+
     LWLock *lock = nullptr;
     uint64_t run_id = 0;  // this run's id (src/core/state_record.hpp), set at creation
     // Under lock:
@@ -77,7 +89,7 @@ struct alignas(64) StatusCounters {
     std::atomic<uint64_t> ids_issued{0};
     std::atomic<uint64_t> sequence_exhausted{0};  // calls that borrowed a millisecond
     std::atomic<uint64_t> waits{0};               // calls that slept for the clock
-    std::atomic<uint64_t> clock_backwards{0};     // readings below the process's previous one
+    std::atomic<uint64_t> clock_backwards{0};     // steps back of the wall clock
     std::atomic<uint64_t> errors{0};              // ERRORs raised by snowflake_nextval
 };
 using StatusCounter = std::atomic<uint64_t> StatusCounters::*;

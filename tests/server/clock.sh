@@ -9,7 +9,9 @@
 #    pg_cancel_backend (checked by state: the clock is still far behind, so
 #    the wait cannot have run its course);
 #  - once the clock is back, IDs continue above everything issued before;
-#  - the timestamp field running out raises 2200H and never wraps.
+#  - the timestamp field running out raises 2200H and never wraps;
+#  - snowflake_status counts each step back once, the borrowed
+#    milliseconds, the waits and the errors.
 set -euo pipefail
 source "$(dirname "$0")/../lib/cluster.sh"
 sf_init_workspace
@@ -40,6 +42,9 @@ sf_poll k "SELECT snowflake_timestamp(snowflake_nextval()) < clock_timestamp()" 
 batch 1 2000
 sf_expect_eq "before the step, the IDs do not run ahead of the clock" t \
     "$(sf_psql k -c "SELECT clock_timestamp() >= $last_ts")"
+status() { sf_psql k -c "SELECT $1 FROM snowflake_status"; }
+backwards_before=$(status clock_backwards)
+borrowed_before=$(status sequence_exhausted)
 
 # A step back of two seconds, within the drift bound of three.
 echo "-2" >"$clock"
@@ -51,6 +56,11 @@ sf_expect_eq "a step back within the drift is absorbed: IDs keep increasing" t \
     "$(sf_psql k -c "SELECT min(id) FILTER (WHERE batch = 2) > max(id) FILTER (WHERE batch = 1) FROM ids")"
 sf_expect_eq "and they run ahead of the clock instead of following it back" t \
     "$(sf_psql k -c "SELECT min(snowflake_timestamp(id)) > clock_timestamp() FROM ids WHERE batch = 2")"
+sf_expect_eq "snowflake_status counts the step back once, over 20,000 calls" \
+    $((backwards_before + 1)) "$(status clock_backwards)"
+sf_expect_eq "... and shows the generator ahead of the clock" t "$(status "ahead_of_clock_ms > 0")"
+sf_expect_eq "... and the milliseconds borrowed" t "$(status "sequence_exhausted > $borrowed_before")"
+errors_before=$(status errors)
 
 # A step back of two minutes: the wait needed exceeds max_wait (30 s). The
 # 10,000 calls use up what is left of the current millisecond first.
@@ -63,6 +73,7 @@ sf_expect_match "it fails at once instead of waiting max_wait" \
 sf_expect_match "its hint points at the clock and the bounds" 'HINT: +Check the server.s clock' "$out"
 sf_expect_eq "with SQLSTATE 55000" 55000 \
     "$(sqlstate_of k "SELECT count(snowflake_nextval()) FROM generate_series(1, 10000)")"
+sf_expect_eq "snowflake_status counts both errors" $((errors_before + 2)) "$(status errors)"
 
 # A step back of ten seconds: a call must wait about seven seconds, which
 # max_wait allows. statement_timeout must cut the wait short.
@@ -95,6 +106,7 @@ last_ms=$(sf_psql k -c "SELECT (extract(epoch FROM $last_ts) * 1000)::bigint")
 offset_ms=$((last_ms - 3000 - 1500 - $(date +%s%3N)))
 printf '%s%d.%03d\n' "$([ "$offset_ms" -lt 0 ] && echo -)" $((${offset_ms#-} / 1000)) \
     $((${offset_ms#-} % 1000)) >"$clock"
+waits_before=$(status waits)
 waiting_query="SELECT snowflake_nextval() FROM generate_series(1, 10002)"
 sf_psql k -c "LISTEN poke" -c "$waiting_query" >"$SF_WORK/poked.out" 2>&1 &
 waiter=$!
@@ -108,6 +120,7 @@ sf_psql k -c "DO \$\$ BEGIN
         PERFORM pg_sleep(0.005);
     END LOOP; END \$\$"
 wait "$waiter" || sf_die "the poked call failed: $(tail -n 3 "$SF_WORK/poked.out")"
+sf_expect_eq "snowflake_status counts the call that waited" $((waits_before + 1)) "$(status waits)"
 sf_expect_eq "a wait with early wake-ups completes within max_wait" 10002 \
     "$(grep -c '^[0-9]' "$SF_WORK/poked.out")"
 
