@@ -32,3 +32,21 @@ FROM orders WHERE id >= snowflake_from_timestamp(now() - interval '1 hour');
 
 -- The settings in force.
 SELECT name, setting, unit FROM pg_settings WHERE name LIKE 'snowflake_id.%' ORDER BY name;
+
+-- The toolkit (docs/reference.md).
+-- A block of IDs in one step, as an ORM allocating 5 at a time would ask.
+SELECT snowflake_nextval(5);
+-- Composing an ID from its fields, and back.
+SELECT snowflake_compose('2026-01-01 00:00:00+00', 7, 42) AS id,
+       (snowflake_decode(snowflake_compose('2026-01-01 00:00:00+00', 7, 42))).*;
+-- IDs minted elsewhere: Twitter's and Discord's published examples.
+SELECT 'twitter' AS layout, * FROM snowflake_decode(1050118621198921728, 'twitter')
+UNION ALL
+SELECT 'discord', * FROM snowflake_decode(175928847299117063, 'discord');
+-- MongoDB ObjectIds.
+SELECT objectid_generate() AS new_objectid,
+       objectid_timestamp('5c4a7fcc0ed0240001a79289') AS published_example_time;
+-- What the generator is doing.
+\x on
+SELECT * FROM snowflake_status;
+\x off
