@@ -47,23 +47,40 @@ int64_t unix_ms_of(TimestampTz ts) {
 
 }  // namespace
 
+Datum sf_decoded_record(FunctionCallInfo fcinfo, TupleDesc *desc, int64_t unix_ms,
+                        int64_t datacenter_id, int64_t worker_id, int64_t sequence) {
+    if (*desc == nullptr) {
+        TupleDesc found;
+        if (get_call_result_type(fcinfo, nullptr, &found) != TYPEFUNC_COMPOSITE) {
+            ereport(ERROR,
+                    (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                     errmsg("snowflake_decode() must be called where a record is expected")));
+        }
+        const MemoryContext old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+        *desc = BlessTupleDesc(CreateTupleDescCopy(found));
+        MemoryContextSwitchTo(old);
+    }
+    // The core keeps unix_ms <= 9999-12-31 and each field within 31 bits.
+    Datum values[4] = {
+        TimestampTzGetDatum(sf_timestamptz_of(unix_ms)),
+        Int32GetDatum(static_cast<int32>(datacenter_id)),
+        Int32GetDatum(static_cast<int32>(worker_id)),
+        Int32GetDatum(static_cast<int32>(sequence)),
+    };
+    bool nulls[4] = {false, false, false, false};
+    return HeapTupleGetDatum(heap_form_tuple(*desc, values, nulls));
+}
+
 extern "C" Datum snowflake_decode(PG_FUNCTION_ARGS) {
     const snowflake::Layout &layout = sf_decoding_layout();
     const snowflake::IdParts parts = decode_or_raise(layout, PG_GETARG_INT64(0));
-    TupleDesc tupdesc;
-    if (get_call_result_type(fcinfo, nullptr, &tupdesc) != TYPEFUNC_COMPOSITE) {
-        ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-                        errmsg("snowflake_decode() must be called where a record is expected")));
+    if (fcinfo->flinfo->fn_extra == nullptr) {
+        fcinfo->flinfo->fn_extra =
+            MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(TupleDesc));
     }
-    tupdesc = BlessTupleDesc(tupdesc);
-    Datum values[4] = {
-        TimestampTzGetDatum(sf_timestamptz_of(layout.epoch_unix_ms() + parts.timestamp)),
-        Int32GetDatum(static_cast<int32>(parts.datacenter_id)),
-        Int32GetDatum(static_cast<int32>(parts.worker_id)),
-        Int32GetDatum(static_cast<int32>(parts.sequence)),
-    };
-    bool nulls[4] = {false, false, false, false};
-    PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+    PG_RETURN_DATUM(sf_decoded_record(fcinfo, static_cast<TupleDesc *>(fcinfo->flinfo->fn_extra),
+                                      layout.epoch_unix_ms() + parts.timestamp, parts.datacenter_id,
+                                      parts.worker_id, parts.sequence));
 }
 
 extern "C" Datum snowflake_timestamp(PG_FUNCTION_ARGS) {

@@ -20,18 +20,33 @@ PG_FUNCTION_INFO_V1(snowflake_timestamp_foreign);
 
 namespace {
 
-// The cached layout and the text it was parsed from (allocated together).
+// The layout text last parsed at this call site, and its layout.
 struct CachedLayout {
     snowflake::ForeignLayout layout;
     int text_len;
     char text[FLEXIBLE_ARRAY_MEMBER];
 };
 
+// What a call site keeps in fn_extra.
+struct CallSiteCache {
+    TupleDesc desc;        // snowflake_decode's row type, once looked up
+    CachedLayout *parsed;  // nullptr until the first call
+};
+
+CallSiteCache *call_site_cache(FunctionCallInfo fcinfo) {
+    if (fcinfo->flinfo->fn_extra == nullptr) {
+        fcinfo->flinfo->fn_extra =
+            MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CallSiteCache));
+    }
+    return static_cast<CallSiteCache *>(fcinfo->flinfo->fn_extra);
+}
+
 const snowflake::ForeignLayout &layout_arg(FunctionCallInfo fcinfo, int argno) {
     const text *arg = PG_GETARG_TEXT_PP(argno);
     const char *data = VARDATA_ANY(arg);
     const int len = static_cast<int>(VARSIZE_ANY_EXHDR(arg));
-    auto *cached = static_cast<CachedLayout *>(fcinfo->flinfo->fn_extra);
+    CallSiteCache *site = call_site_cache(fcinfo);
+    CachedLayout *cached = site->parsed;
     if (cached != nullptr && cached->text_len == len && std::memcmp(cached->text, data, len) == 0) {
         return cached->layout;
     }
@@ -47,7 +62,7 @@ const snowflake::ForeignLayout &layout_arg(FunctionCallInfo fcinfo, int argno) {
         }
         cached = static_cast<CachedLayout *>(
             MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, offsetof(CachedLayout, text) + len));
-        fcinfo->flinfo->fn_extra = cached;
+        site->parsed = cached;
     }
     cached->layout = layout;
     cached->text_len = len;
@@ -69,21 +84,8 @@ snowflake::ForeignParts decode_or_raise(FunctionCallInfo fcinfo) {
 
 extern "C" Datum snowflake_decode_foreign(PG_FUNCTION_ARGS) {
     const snowflake::ForeignParts parts = decode_or_raise(fcinfo);
-    TupleDesc tupdesc;
-    if (get_call_result_type(fcinfo, nullptr, &tupdesc) != TYPEFUNC_COMPOSITE) {
-        ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-                        errmsg("snowflake_decode() must be called where a record is expected")));
-    }
-    tupdesc = BlessTupleDesc(tupdesc);
-    // decode_foreign keeps unix_ms <= 9999-12-31 and each field within 31 bits.
-    Datum values[4] = {
-        TimestampTzGetDatum(sf_timestamptz_of(parts.unix_ms)),
-        Int32GetDatum(static_cast<int32>(parts.datacenter_id)),
-        Int32GetDatum(static_cast<int32>(parts.worker_id)),
-        Int32GetDatum(static_cast<int32>(parts.sequence)),
-    };
-    bool nulls[4] = {false, false, false, false};
-    PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+    PG_RETURN_DATUM(sf_decoded_record(fcinfo, &call_site_cache(fcinfo)->desc, parts.unix_ms,
+                                      parts.datacenter_id, parts.worker_id, parts.sequence));
 }
 
 extern "C" Datum snowflake_timestamp_foreign(PG_FUNCTION_ARGS) {

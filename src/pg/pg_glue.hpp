@@ -26,6 +26,8 @@ extern "C" {
 #include "postgres.h"
 
 #include "datatype/timestamp.h"
+#include "fmgr.h"
+#include "funcapi.h"
 }
 
 // 2000-01-01T00:00:00Z, PostgreSQL's epoch, in ms since 1970.
@@ -60,6 +62,12 @@ void sf_install_shmem_hooks();
 // Raises err as an ERROR (or at `elevel`) with the SQLSTATE for its code.
 [[noreturn]] void sf_raise(const snowflake::Error &err);
 void sf_report(int elevel, const snowflake::Error &err);
+
+// The (ts, datacenter_id, worker_id, sequence) record the decoders return.
+// *desc caches the blessed row type in fn_mcxt: looking it up per row costs
+// more than decoding.
+Datum sf_decoded_record(FunctionCallInfo fcinfo, TupleDesc *desc, int64_t unix_ms,
+                        int64_t datacenter_id, int64_t worker_id, int64_t sequence);
 
 // The layout for decoding; raises if the configured layout is invalid.
 const snowflake::Layout &sf_decoding_layout();
