@@ -5,6 +5,7 @@
 #   make test       every test (unit, regression, server tests)
 #   make bench      the benchmark (bench/run)
 #   make bench-durable  what the durable reservation costs (bench/durable-cost)
+#   make bench-toolkit  blocks against single calls, decoders against gen_random_uuid (bench/toolkit)
 #   make format     clang-format every C++ file in place
 #
 # `make` and `make install` are PGXS's: they build snowflake_id.so and install
@@ -54,7 +55,7 @@ $(GTEST_BIN): $(CORE_SRCS) $(wildcard src/core/*.hpp) $(UNIT_SRCS)
 	g++ -std=c++20 -Wall -Wextra -Werror -O2 -g -Isrc $(CORE_SRCS) $(UNIT_SRCS) \
 		-lgtest -lgtest_main -pthread -o $@
 
-.PHONY: deps unit test demo demo-stop bench bench-durable format check-format
+.PHONY: deps unit test demo demo-stop bench bench-durable bench-toolkit format check-format
 
 deps:
 	@tools/ensure-deps
@@ -76,6 +77,9 @@ bench: deps
 
 bench-durable: deps
 	@bench/durable-cost
+
+bench-toolkit: deps
+	@bench/toolkit
 
 format:
 	clang-format -i src/core/*.[ch]pp src/pg/*.[ch]pp tests/unit/*.cpp
