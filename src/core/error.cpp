@@ -37,4 +37,28 @@ void set_hint(Error *err, const char *fmt, ...) {
     va_end(args);
 }
 
+namespace {
+
+bool is_continuation(char c) {
+    return (static_cast<unsigned char>(c) & 0xC0) == 0x80;
+}
+
+}  // namespace
+
+std::size_t utf8_prefix_length(std::string_view text, std::size_t max_bytes) {
+    std::size_t cut = text.size() > max_bytes ? max_bytes : text.size();
+    while (cut > 0 && cut < text.size() && is_continuation(text[cut])) {
+        --cut;
+    }
+    return cut;
+}
+
+std::size_t utf8_length(std::string_view text) {
+    std::size_t n = 0;
+    for (char c : text) {
+        n += is_continuation(c) ? 0 : 1;
+    }
+    return n;
+}
+
 }  // namespace snowflake

@@ -9,6 +9,8 @@
 #include "pure_cpp.hpp"
 
 #include <cstdarg>
+#include <cstddef>
+#include <string_view>
 
 namespace snowflake {
 
@@ -43,5 +45,12 @@ struct Error {
 bool fail(Error *err, ErrorCode code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void set_detail(Error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void set_hint(Error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+// Quoting user input in messages, which must stay valid UTF-8 and short
+// enough for the buffers above: the longest prefix of text of at most
+// max_bytes that does not end inside a UTF-8 character, and the number of
+// characters (not bytes) in text, for "at character N".
+std::size_t utf8_prefix_length(std::string_view text, std::size_t max_bytes);
+std::size_t utf8_length(std::string_view text);
 
 }  // namespace snowflake

@@ -92,15 +92,22 @@ class SpecParser {
     // Fails pointing at `p`: "<what> "<p>" at character N", with an
     // optional detail.
     bool bad(Piece p, const char *what, const char *detail = nullptr) {
+        // Long texts are cut (at a character boundary) so that the position
+        // always fits in the message.
+        const std::size_t whole_shown = utf8_prefix_length(whole_, 120);
+        const std::size_t part_shown = utf8_prefix_length(p.text, 40);
+        const std::size_t position = utf8_length(whole_.substr(0, p.pos)) + 1;
         if (p.text.empty()) {
             fail(err_, ErrorCode::invalid_spec,
-                 "invalid snowflake layout \"%.*s\": %s at character %zu",
-                 static_cast<int>(whole_.size()), whole_.data(), what, p.pos + 1);
+                 "invalid snowflake layout \"%.*s%s\": %s at character %zu",
+                 static_cast<int>(whole_shown), whole_.data(),
+                 whole_shown < whole_.size() ? "..." : "", what, position);
         } else {
             fail(err_, ErrorCode::invalid_spec,
-                 "invalid snowflake layout \"%.*s\": %s \"%.*s\" at character %zu",
-                 static_cast<int>(whole_.size()), whole_.data(), what,
-                 static_cast<int>(p.text.size()), p.text.data(), p.pos + 1);
+                 "invalid snowflake layout \"%.*s%s\": %s \"%.*s%s\" at character %zu",
+                 static_cast<int>(whole_shown), whole_.data(),
+                 whole_shown < whole_.size() ? "..." : "", what, static_cast<int>(part_shown),
+                 p.text.data(), part_shown < p.text.size() ? "..." : "", position);
         }
         if (detail != nullptr) {
             set_detail(err_, "%s", detail);
@@ -221,12 +228,15 @@ bool SpecParser::parse_unit(Piece value, int64_t *unit_ms) {
     } else if (t.size() > 1 && equals_ci(t.substr(t.size() - 1), "s")) {
         scale = 1000;
         t.remove_suffix(1);
-    } else {
+    }
+    const std::string_view digits = trimmed(Piece{t, value.pos}).text;
+    const bool all_digits =
+        !digits.empty() && digits.find_first_not_of("0123456789") == std::string_view::npos;
+    if (scale == 0 || !all_digits) {
         return bad(value, "the unit must be a whole number of ms or s, such as 10ms, not");
     }
     int64_t n = 0;
-    if (!read_small_int(trimmed(Piece{t, value.pos}).text, kMaxUnitMs, &n) || n == 0 ||
-        n * scale > kMaxUnitMs) {
+    if (!read_small_int(digits, kMaxUnitMs, &n) || n == 0 || n * scale > kMaxUnitMs) {
         return bad(value, "the unit must be 1 ms to 1 day, not");
     }
     *unit_ms = n * scale;
@@ -305,7 +315,7 @@ bool parse_foreign_layout(std::string_view text, ForeignLayout *out, Error *err)
     }
     if (whole.text.empty()) {
         fail(err, ErrorCode::invalid_spec, "invalid snowflake layout \"%.*s\": it is empty",
-             static_cast<int>(text.size()), text.data());
+             static_cast<int>(utf8_prefix_length(text, 120)), text.data());
         set_hint(err, "Use a preset (twitter, discord, instagram, sonyflake) or a spec.");
         return false;
     }

@@ -45,19 +45,15 @@ void format_objectid(uint32_t seconds, const uint8_t process_random[5], uint32_t
 }
 
 bool objectid_seconds(std::string_view text, uint32_t *seconds, Error *err) {
-    // Quote at most 64 bytes of the input, enough to recognise it, cut at a
-    // UTF-8 character boundary so the message stays valid text.
-    std::size_t cut = text.size() > 64 ? 64 : text.size();
-    while (cut < text.size() && cut > 0 && (static_cast<uint8_t>(text[cut]) & 0xC0) == 0x80) {
-        --cut;
-    }
+    // Quote at most 64 bytes of the input: enough to recognise it.
+    const std::size_t cut = utf8_prefix_length(text, 64);
     const int shown = static_cast<int>(cut);
     const char *more = cut < text.size() ? "..." : "";
     if (text.size() != kObjectIdHexLength) {
         fail(err, ErrorCode::invalid_objectid, "invalid ObjectId \"%.*s%s\"", shown, text.data(),
              more);
         set_detail(err, "An ObjectId is %d hexadecimal digits; this text has %zu characters.",
-                   kObjectIdHexLength, text.size());
+                   kObjectIdHexLength, utf8_length(text));
         return false;
     }
     uint32_t v = 0;
