@@ -3,7 +3,8 @@
 -- Server: snowflake_id preloaded, default layout, worker_id = 7.
 SET timezone = 'UTC';
 CREATE EXTENSION IF NOT EXISTS snowflake_id;
-CREATE TEMP TABLE fresh AS
+-- The extension's objects and what matters about each.
+CREATE TEMP VIEW members AS
 SELECT pg_describe_object(d.classid, d.objid, 0) AS object,
        coalesce(p.provolatile::text || p.proisstrict::text || p.proparallel::text
                 || p.proretset::text || pg_get_function_arguments(p.oid)
@@ -13,22 +14,14 @@ SELECT pg_describe_object(d.classid, d.objid, 0) AS object,
 FROM pg_depend d LEFT JOIN pg_proc p ON d.classid = 'pg_proc'::regclass AND p.oid = d.objid
 WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
   AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'snowflake_id');
+CREATE TEMP TABLE fresh AS SELECT * FROM members;
 SELECT extversion AS fresh_version FROM pg_extension WHERE extname = 'snowflake_id';
 DROP EXTENSION snowflake_id;
 
 CREATE EXTENSION snowflake_id VERSION '1.0';
 ALTER EXTENSION snowflake_id UPDATE;
 SELECT extversion AS updated_version FROM pg_extension WHERE extname = 'snowflake_id';
-CREATE TEMP TABLE updated AS
-SELECT pg_describe_object(d.classid, d.objid, 0) AS object,
-       coalesce(p.provolatile::text || p.proisstrict::text || p.proparallel::text
-                || p.proretset::text || pg_get_function_arguments(p.oid)
-                || pg_get_function_result(p.oid), '') AS properties,
-       obj_description(d.objid, d.classid::regclass::name) AS comment,
-       (SELECT array_agg(a ORDER BY a::text) FROM unnest(p.proacl) a) AS acl
-FROM pg_depend d LEFT JOIN pg_proc p ON d.classid = 'pg_proc'::regclass AND p.oid = d.objid
-WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
-  AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'snowflake_id');
+CREATE TEMP TABLE updated AS SELECT * FROM members;
 SELECT count(*) AS objects FROM fresh;
 -- Both differences are empty.
 (SELECT 'only fresh' AS side, * FROM fresh EXCEPT SELECT 'only fresh', * FROM updated)
