@@ -46,6 +46,7 @@ Attempt try_issue(std::atomic<uint64_t> &floor, const GeneratorParams &params, i
         const uint64_t end_seq = span & seq_mask;
 
         Attempt a;
+        a.sequence_ran_out = (f_node > node && now <= static_cast<int64_t>(f_ts)) || end_ts > ts;
         a.timestamp = static_cast<int64_t>(std::min<uint64_t>(end_ts, uint64_t{1} << 62));
         if (end_ts > static_cast<uint64_t>(layout.max_timestamp())) {
             a.status = AttemptStatus::exhausted;
@@ -73,7 +74,6 @@ Attempt try_issue(std::atomic<uint64_t> &floor, const GeneratorParams &params, i
             a.last_id = static_cast<int64_t>(last);
             a.renew = reservation != nullptr &&
                       last >= reservation->renew_at.load(std::memory_order_relaxed);
-            a.borrowed = its > now && its > last_ts;
             return a;
         }
         // f now holds the floor another caller set; try again from there.
@@ -86,7 +86,14 @@ void fail_clock_behind(const GeneratorParams &params, const Attempt &a, const Wa
                        int64_t count, Error *err) {
     char next_text[40];
     format_utc(params.layout.epoch_unix_ms() + a.timestamp, next_text, sizeof next_text);
-    if (a.behind_ms < 0) {
+    if (count > 1) {
+        // The generator may be ahead because of demand (borrowed
+        // milliseconds) or a clock set back; the message fits both.
+        fail(err, ErrorCode::clock_behind,
+             "a block of %lld IDs would end more than snowflake_id.max_clock_drift ahead of the "
+             "wall clock",
+             static_cast<long long>(count));
+    } else if (a.behind_ms < 0) {
         // Nothing issued yet, and the clock reads before the epoch.
         fail(err, ErrorCode::clock_behind, "the wall clock is %lld ms before snowflake_id.epoch",
              static_cast<long long>(-a.behind_ms));
@@ -103,9 +110,15 @@ void fail_clock_behind(const GeneratorParams &params, const Attempt &a, const Wa
                static_cast<long long>(a.wait_ms), static_cast<long long>(params.max_drift_ms),
                static_cast<long long>(budget.waited_us / 1000),
                static_cast<long long>(params.max_wait_ms));
-    set_hint(err,
-             "Check the server's clock (NTP). Raising snowflake_id.max_clock_drift or "
-             "snowflake_id.max_wait lets the generator absorb larger steps.");
+    if (count > 1) {
+        set_hint(err,
+                 "Take smaller blocks, or raise snowflake_id.max_wait. If the server's clock was "
+                 "set back, check it (NTP).");
+    } else {
+        set_hint(err,
+                 "Check the server's clock (NTP). Raising snowflake_id.max_clock_drift or "
+                 "snowflake_id.max_wait lets the generator absorb larger steps.");
+    }
 }
 
 }  // namespace
@@ -120,23 +133,47 @@ bool check_block(const GeneratorParams &params, int64_t count, Error *err) {
                  static_cast<long long>(kMaxBlockIds));
         return false;
     }
-    // A fresh block starts at the wall clock's millisecond and may end
-    // max_drift ms ahead of it: that is all a block can ever span.
+    // A block spans `span` milliseconds of timestamps. A fresh one starts
+    // at the wall clock's millisecond and may end max_drift ms ahead of it:
+    // no block can span more. And when the generator already runs
+    // max_drift ahead (demand, or a start above the clock), a block must
+    // wait about its span for the clock: a block that spans more than
+    // max_wait could then never be issued, and would fail with a misleading
+    // clock-behind ERROR. Refuse both up front.
     const int seq_bits = params.layout.widths().sequence_bits;
-    const int64_t capacity = (params.max_drift_ms + 1) << seq_bits;
-    if (count > capacity) {
-        fail(err, ErrorCode::block_too_large,
-             "a block of %lld IDs does not fit within snowflake_id.max_clock_drift",
-             static_cast<long long>(count));
-        set_detail(err,
-                   "With %d sequence bits, %lld IDs span %lld ms; the generator may run at most "
-                   "snowflake_id.max_clock_drift = %lld ms ahead of the wall clock, which "
-                   "holds %lld IDs.",
-                   seq_bits, static_cast<long long>(count),
-                   static_cast<long long>((count + (int64_t{1} << seq_bits) - 1) >> seq_bits),
-                   static_cast<long long>(params.max_drift_ms), static_cast<long long>(capacity));
-        set_hint(err, "Ask for at most %lld IDs per call, or raise snowflake_id.max_clock_drift.",
-                 static_cast<long long>(capacity));
+    const int64_t span = ((count - 1) >> seq_bits) + 1;
+    const int64_t drift_capacity = (params.max_drift_ms + 1) << seq_bits;
+    const int64_t wait_ms = params.max_wait_ms > 0 ? params.max_wait_ms : 1;
+    const int64_t wait_capacity = wait_ms << seq_bits;
+    if (count > drift_capacity || count > wait_capacity) {
+        const bool by_drift = drift_capacity <= wait_capacity;
+        const int64_t capacity = by_drift ? drift_capacity : wait_capacity;
+        fail(err, ErrorCode::block_too_large, "a block of %lld IDs is too large for %s",
+             static_cast<long long>(count),
+             by_drift ? "snowflake_id.max_clock_drift" : "snowflake_id.max_wait");
+        if (by_drift) {
+            set_detail(err,
+                       "With %d sequence bits, %lld IDs span %lld ms; the generator may run at "
+                       "most snowflake_id.max_clock_drift = %lld ms ahead of the wall clock, "
+                       "which holds %lld IDs.",
+                       seq_bits, static_cast<long long>(count), static_cast<long long>(span),
+                       static_cast<long long>(params.max_drift_ms),
+                       static_cast<long long>(capacity));
+            set_hint(err,
+                     "Ask for at most %lld IDs per call, or raise snowflake_id.max_clock_drift.",
+                     static_cast<long long>(capacity));
+        } else {
+            set_detail(err,
+                       "With %d sequence bits, %lld IDs span %lld ms; when the generator runs "
+                       "ahead of the wall clock, a block waits about its span for the clock, and "
+                       "a call may wait at most snowflake_id.max_wait = %lld ms, which covers "
+                       "%lld IDs.",
+                       seq_bits, static_cast<long long>(count), static_cast<long long>(span),
+                       static_cast<long long>(params.max_wait_ms),
+                       static_cast<long long>(capacity));
+            set_hint(err, "Ask for at most %lld IDs per call, or raise snowflake_id.max_wait.",
+                     static_cast<long long>(capacity));
+        }
         return false;
     }
     return true;
@@ -149,13 +186,13 @@ IssueResult issue(std::atomic<uint64_t> &floor, const GeneratorParams &params, C
     for (;;) {
         const int64_t now = clock.now_unix_ms(clock.ctx);
         const Attempt a = try_issue(floor, params, now, reservation, count);
+        result.sequence_ran_out = result.sequence_ran_out || a.sequence_ran_out;
         if (a.status == AttemptStatus::issued || a.status == AttemptStatus::must_reserve) {
             result.status =
                 a.status == AttemptStatus::issued ? IssueStatus::issued : IssueStatus::must_reserve;
             result.id = a.id;
             result.last_id = a.last_id;
             result.renew = a.renew;
-            result.borrowed = a.borrowed;
             return result;
         }
         if (a.status == AttemptStatus::exhausted) {

@@ -73,9 +73,11 @@ struct Attempt {
     int64_t id = 0;       // issued: the (first) ID; must_reserve: the ID that needs the reservation
     int64_t last_id = 0;  // issued: the block's last ID (== id for one ID)
     bool renew = false;   // issued: the reservation should be extended soon
-    // issued: the sequence of the current millisecond ran out, so the call
-    // took a millisecond ahead of the wall clock that nobody had taken yet.
-    bool borrowed = false;
+    // issued or must_wait: the sequence ran out. The millisecond of the
+    // last issued ID had no sequence number left while the clock was still
+    // in it (or behind it), or the block carries into later milliseconds;
+    // either way the IDs need a millisecond the clock has not reached.
+    bool sequence_ran_out = false;
     int64_t wait_ms = 0;    // must_wait: how long until the clock allows the next ID
     int64_t behind_ms = 0;  // must_wait: last issued timestamp minus the wall clock
     int64_t timestamp = 0;  // the timestamp the (last) ID needs (issued, must_wait, exhausted)
@@ -120,8 +122,8 @@ struct IssueResult {
     int64_t id = 0;       // issued: the (first) ID; must_reserve: the ID that needs the reservation
     int64_t last_id = 0;  // issued: the block's last ID
     bool renew = false;   // issued: the reservation should be extended soon
-    bool borrowed = false;  // issued: see Attempt::borrowed
-    bool waited = false;    // this call slept at least once
+    bool sequence_ran_out = false;  // in any attempt of this call: see Attempt
+    bool waited = false;            // this call slept at least once
 };
 
 // Issues one ID (or a block of `count`, checked by check_block beforehand),

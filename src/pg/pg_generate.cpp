@@ -149,11 +149,13 @@ snowflake::IssueResult issue_ids(const snowflake::GeneratorParams &params, int64
     snowflake::Error err;
     snowflake::WaitBudget budget;
     bool waited = false;
+    bool ran_out = false;
     for (;;) {
         const snowflake::IssueResult r =
             snowflake::issue(sf_shared->floor, params, snowflake::Clock{generator_clock, nullptr},
                              snowflake::Sleeper{sleep_on_latch, nullptr}, &budget, &err,
                              &sf_shared->reservation, count);
+        ran_out = ran_out || r.sequence_ran_out;
         if (r.waited && !waited) {
             // Counted at once: the call may yet be cancelled.
             waited = true;
@@ -161,7 +163,7 @@ snowflake::IssueResult issue_ids(const snowflake::GeneratorParams &params, int64
         }
         if (r.status == snowflake::IssueStatus::issued) {
             sf_count(&StatusCounters::ids_issued, static_cast<uint64_t>(count));
-            if (r.borrowed) {
+            if (ran_out || r.sequence_ran_out) {
                 sf_count(&StatusCounters::sequence_exhausted);
             }
             if (r.renew) {

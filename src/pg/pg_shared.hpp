@@ -87,7 +87,7 @@ extern SharedState *sf_shared;
 // the last one, with atomic adds.
 struct alignas(64) StatusCounters {
     std::atomic<uint64_t> ids_issued{0};
-    std::atomic<uint64_t> sequence_exhausted{0};  // calls that borrowed a millisecond
+    std::atomic<uint64_t> sequence_exhausted{0};  // calls whose sequence ran out
     std::atomic<uint64_t> waits{0};               // calls that slept for the clock
     std::atomic<uint64_t> clock_backwards{0};     // steps back of the wall clock
     std::atomic<uint64_t> errors{0};              // ERRORs raised by snowflake_nextval

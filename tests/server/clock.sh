@@ -73,7 +73,12 @@ sf_expect_match "it fails at once instead of waiting max_wait" \
 sf_expect_match "its hint points at the clock and the bounds" 'HINT: +Check the server.s clock' "$out"
 sf_expect_eq "with SQLSTATE 55000" 55000 \
     "$(sqlstate_of k "SELECT count(snowflake_nextval()) FROM generate_series(1, 10000)")"
-sf_expect_eq "snowflake_status counts both errors" $((errors_before + 2)) "$(status errors)"
+out=$(sf_psql k -c "SELECT count(*) FROM snowflake_nextval(5000)" 2>&1 || true)
+sf_expect_match "a block beyond the drift bound: its own ERROR" \
+    'ERROR: +a block of 5000 IDs would end more than snowflake_id.max_clock_drift ahead of the wall clock' "$out"
+sf_expect_match "... naming the block's last ID" "DETAIL: +The block's last ID needs timestamp" "$out"
+sf_expect_match "... and a hint for blocks" 'HINT: +Take smaller blocks' "$out"
+sf_expect_eq "snowflake_status counts the three errors" $((errors_before + 3)) "$(status errors)"
 
 # A step back of ten seconds: a call must wait about seven seconds, which
 # max_wait allows. statement_timeout must cut the wait short.

@@ -259,7 +259,7 @@ TEST(Block, IsARunOfNextInNode) {
     EXPECT_EQ(a.last_id, advance(p.layout, a.id, 9));
     EXPECT_EQ(a.last_id, p.layout.compose(kNow - kEpoch, 7, 9));
     EXPECT_EQ(a.timestamp, kNow - kEpoch);
-    EXPECT_FALSE(a.borrowed);
+    EXPECT_FALSE(a.sequence_ran_out);
     EXPECT_EQ(floor.load(), static_cast<uint64_t>(a.last_id) + 1);
 
     // The next block continues where this one ended.
@@ -281,7 +281,7 @@ TEST(Block, OfOneIsASingleId) {
     EXPECT_EQ(b.last_id, b.id);
 }
 
-TEST(Block, SpanningSeveralMillisecondsBorrows) {
+TEST(Block, SpanningSeveralMillisecondsRunsOutOfSequence) {
     const GeneratorParams p = params(/*seq_bits=*/2);  // 4 IDs per ms
     std::atomic<uint64_t> floor{0};
     const int64_t ts = kNow - kEpoch;
@@ -291,7 +291,7 @@ TEST(Block, SpanningSeveralMillisecondsBorrows) {
     EXPECT_EQ(a.last_id, p.layout.compose(ts + 2, 7, 1));
     EXPECT_EQ(a.last_id, advance(p.layout, a.id, 9));
     EXPECT_EQ(a.timestamp, ts + 2);
-    EXPECT_TRUE(a.borrowed);
+    EXPECT_TRUE(a.sequence_ran_out);
     EXPECT_EQ(floor.load(), static_cast<uint64_t>(a.last_id) + 1);
 
     // Every ID of the block is this node's; none belongs to another node.
@@ -311,15 +311,15 @@ TEST(Block, StartingMidMillisecondCarries) {
     ASSERT_EQ(a.status, AttemptStatus::issued);
     EXPECT_EQ(a.id, p.layout.compose(ts, 7, 1));
     EXPECT_EQ(a.last_id, p.layout.compose(ts, 7, 3));
-    EXPECT_FALSE(a.borrowed) << "the block stays within the wall clock's millisecond";
+    EXPECT_FALSE(a.sequence_ran_out) << "the block stays within the wall clock's millisecond";
     const Attempt b = try_issue(floor, p, kNow, nullptr, 2);  // (ts+1, 0), (ts+1, 1)
     ASSERT_EQ(b.status, AttemptStatus::issued);
     EXPECT_EQ(b.id, p.layout.compose(ts + 1, 7, 0));
     EXPECT_EQ(b.last_id, p.layout.compose(ts + 1, 7, 1));
-    EXPECT_TRUE(b.borrowed);
+    EXPECT_TRUE(b.sequence_ran_out);
 }
 
-TEST(Block, WithinTheLastIssuedMillisecondAfterAStepBackIsNotBorrowed) {
+TEST(Block, WithinTheLastIssuedMillisecondAfterAStepBackDoesNotRunOut) {
     const GeneratorParams p = params(/*seq_bits=*/4);  // 16 IDs per ms
     std::atomic<uint64_t> floor{0};
     ASSERT_EQ(try_issue(floor, p, kNow).status, AttemptStatus::issued);
@@ -328,12 +328,12 @@ TEST(Block, WithinTheLastIssuedMillisecondAfterAStepBackIsNotBorrowed) {
     const Attempt a = try_issue(floor, p, kNow - 100, nullptr, 5);
     ASSERT_EQ(a.status, AttemptStatus::issued);
     EXPECT_EQ(parts(p.layout, a.last_id).timestamp, kNow - kEpoch);
-    EXPECT_FALSE(a.borrowed);
-    // One that carries past it takes a millisecond nobody had: borrowed.
+    EXPECT_FALSE(a.sequence_ran_out);
+    // One that carries past it runs out of that millisecond's sequence.
     const Attempt b = try_issue(floor, p, kNow - 100, nullptr, 12);
     ASSERT_EQ(b.status, AttemptStatus::issued);
     EXPECT_EQ(parts(p.layout, b.last_id).timestamp, kNow - kEpoch + 1);
-    EXPECT_TRUE(b.borrowed);
+    EXPECT_TRUE(b.sequence_ran_out);
 }
 
 TEST(Block, OneCompareAndSwapTakesTheWholeBlock) {
@@ -454,7 +454,7 @@ TEST(Block, IssueWaitsForTheClockThenSucceeds) {
     EXPECT_EQ(r.last_id, advance(p.layout, r.id, 9));
     EXPECT_EQ(parts(p.layout, r.last_id).timestamp, ts + 14);
     EXPECT_EQ(parts(p.layout, r.last_id).timestamp, t.now - kEpoch + p.max_drift_ms);
-    EXPECT_TRUE(r.borrowed);
+    EXPECT_TRUE(r.sequence_ran_out);
 }
 
 TEST(Block, IssueReportsFirstAndLastIds) {
@@ -466,7 +466,7 @@ TEST(Block, IssueReportsFirstAndLastIds) {
     ASSERT_EQ(r.status, IssueStatus::issued);
     EXPECT_EQ(r.id, p.layout.compose(t.now - kEpoch, 7, 0));
     EXPECT_EQ(r.last_id, p.layout.compose(t.now - kEpoch + 1, 7, 1));
-    EXPECT_TRUE(r.borrowed);
+    EXPECT_TRUE(r.sequence_ran_out);
     EXPECT_FALSE(r.waited);
     const IssueResult s = issue(floor, p, &t, &err);
     ASSERT_EQ(s.status, IssueStatus::issued);
@@ -577,7 +577,8 @@ TEST(Block, ExhaustedWhenTheLastTimestampPassesTheEnd) {
 // --- check_block ----------------------------------------------------------
 
 TEST(CheckBlock, RangeOfCounts) {
-    const GeneratorParams p = params();
+    // max_wait 1000 ms: neither the drift nor the wait binds below the cap.
+    const GeneratorParams p = params(/*seq_bits=*/12, /*drift=*/1000, /*wait=*/1000);
     for (const int64_t n : {int64_t{0}, int64_t{-1}, kMaxBlockIds + 1, INT64_MIN, INT64_MAX}) {
         Error err;
         EXPECT_FALSE(check_block(p, n, &err)) << n;
@@ -609,6 +610,30 @@ TEST(CheckBlock, BoundedByTheDrift) {
     EXPECT_EQ(err.code, ErrorCode::block_too_large);
 }
 
+TEST(CheckBlock, BoundedByTheWait) {
+    // The defaults: 12 sequence bits, drift 1000 ms, max_wait 100 ms. A
+    // block spanning more than 100 ms could not be issued while the
+    // generator runs at its drift limit.
+    const GeneratorParams p = params(/*seq_bits=*/12, /*drift=*/1000, /*wait=*/100);
+    Error err;
+    EXPECT_TRUE(check_block(p, 409600, &err)) << err.message;
+    EXPECT_FALSE(check_block(p, 409601, &err));
+    EXPECT_EQ(err.code, ErrorCode::block_too_large);
+    EXPECT_TRUE(contains(err.message, "snowflake_id.max_wait")) << err.message;
+    EXPECT_TRUE(contains(err.hint, "at most 409600 IDs")) << err.hint;
+
+    // The largest accepted block is issued even with the generator at its
+    // drift limit (as after a start without a state file): it waits within
+    // max_wait.
+    const int64_t ahead = kNow - kEpoch + p.max_drift_ms;
+    std::atomic<uint64_t> floor{static_cast<uint64_t>(ahead) << p.layout.timestamp_shift()};
+    FakeTime t;
+    const IssueResult r = issue(floor, p, &t, &err, 409600);
+    ASSERT_EQ(r.status, IssueStatus::issued) << err.message << " / " << err.detail;
+    EXPECT_TRUE(r.waited);
+    EXPECT_LE(t.slept, p.max_wait_ms);
+}
+
 // --- IssueResult::waited --------------------------------------------------
 
 TEST(IssueWaited, FalseWhenImmediateTrueAfterASleep) {
@@ -631,4 +656,48 @@ TEST(IssueWaited, FalseWhenImmediateTrueAfterASleep) {
     const IssueResult c = issue(floor, p, &t, &err);
     ASSERT_EQ(c.status, IssueStatus::issued);
     EXPECT_FALSE(c.waited);
+}
+
+// --- sequence_ran_out (snowflake_status.sequence_exhausted) -----------------
+
+TEST(SequenceRanOut, CountsARunOutResolvedByWaiting) {
+    // No drift: the ID after a full millisecond must wait for the clock,
+    // and the issued attempt (at the new millisecond, sequence 0) looks
+    // ordinary; the run-out is remembered from the attempt that waited.
+    const GeneratorParams p = params(/*seq_bits=*/2, /*drift=*/0);
+    std::atomic<uint64_t> floor{0};
+    FakeTime t;
+    Error err;
+    ASSERT_EQ(issue(floor, p, &t, &err, 4).status, IssueStatus::issued);
+    const Attempt waiting = try_issue(floor, p, t.now);
+    ASSERT_EQ(waiting.status, AttemptStatus::must_wait);
+    EXPECT_TRUE(waiting.sequence_ran_out);
+    const IssueResult r = issue(floor, p, &t, &err);
+    ASSERT_EQ(r.status, IssueStatus::issued) << err.message;
+    EXPECT_TRUE(r.waited);
+    EXPECT_EQ(parts(p.layout, r.id).sequence, 0);
+    EXPECT_TRUE(r.sequence_ran_out);
+}
+
+TEST(SequenceRanOut, NotAtAStartAboveTheClock) {
+    // A start at a reservation bound puts the floor ahead of the clock at
+    // sequence 0 of some millisecond: nothing ran out.
+    const GeneratorParams p = params();
+    const int64_t ahead = kNow - kEpoch + 500;
+    std::atomic<uint64_t> floor{static_cast<uint64_t>(ahead) << p.layout.timestamp_shift()};
+    const Attempt a = try_issue(floor, p, kNow);
+    ASSERT_EQ(a.status, AttemptStatus::issued);
+    EXPECT_EQ(parts(p.layout, a.id).timestamp, ahead);
+    EXPECT_FALSE(a.sequence_ran_out);
+}
+
+TEST(SequenceRanOut, NotWhenTheClockHasMovedOn) {
+    // The last millisecond's sequence is used up, but the clock is past it:
+    // the next ID takes the clock's millisecond, as it would anyway.
+    const GeneratorParams p = params(/*seq_bits=*/2);
+    std::atomic<uint64_t> floor{0};
+    ASSERT_EQ(try_issue(floor, p, kNow, nullptr, 4).status, AttemptStatus::issued);
+    const Attempt a = try_issue(floor, p, kNow + 1);
+    ASSERT_EQ(a.status, AttemptStatus::issued);
+    EXPECT_FALSE(a.sequence_ran_out);
 }
