@@ -58,8 +58,9 @@ std::string_view trim(std::string_view s) {
 }
 
 bool bad_epoch(std::string_view text, Error *err, const char *why) {
-    fail(err, ErrorCode::invalid_setting, "invalid epoch \"%.*s\": %s",
-         static_cast<int>(text.size()), text.data(), why);
+    const std::size_t shown = utf8_prefix_length(text, 80);
+    fail(err, ErrorCode::invalid_setting, "invalid epoch \"%.*s%s\": %s", static_cast<int>(shown),
+         text.data(), shown < text.size() ? "..." : "", why);
     set_hint(err,
              "Write integer milliseconds since 1970-01-01 UTC, or ISO-8601 such as "
              "\"2020-01-01T00:00:00Z\".");

@@ -189,6 +189,9 @@ bool SpecParser::parse_fields(Piece list, ForeignLayout *out) {
             return bad(name, "field given twice:");
         }
         const Piece value = trimmed(value_part);
+        if (value.text.empty()) {
+            return bad(value, "no width after \"=\"");
+        }
         int64_t bits = 0;
         const int limit = field == &out->time ? 64 : kMaxForeignFieldBits;
         if (!read_small_int(value.text, limit, &bits) || bits == 0) {
@@ -209,6 +212,11 @@ bool SpecParser::parse_fields(Piece list, ForeignLayout *out) {
         char why[96];
         std::snprintf(why, sizeof why, "the widths add up to %d bits, not 63 or 64, in", total);
         return bad(list, why);
+    }
+    if (total == 64 && order[0] != &out->time) {
+        // Only a time field may reach into the sign bit: IDs are ordered
+        // by time, and a negative bigint must still sort by it.
+        return bad(list, "the widths add up to 64 bits, but the first field is not time, in");
     }
     int shift = total;
     for (int i = 0; i < n; ++i) {
@@ -250,6 +258,9 @@ bool SpecParser::parse_option(Piece option, bool *have_epoch, bool *have_unit, F
         return bad(option, "expected epoch=... or unit=..., found");
     }
     const Piece value = trimmed(value_part);
+    if (value.text.empty()) {
+        return bad(value, "no value after \"=\"");
+    }
     if (equals_ci(key.text, "epoch")) {
         if (*have_epoch) {
             return bad(key, "option given twice:");

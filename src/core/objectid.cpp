@@ -44,28 +44,43 @@ void format_objectid(uint32_t seconds, const uint8_t process_random[5], uint32_t
     out[kObjectIdHexLength] = '\0';
 }
 
-bool objectid_seconds(std::string_view text, uint32_t *seconds, Error *err) {
+namespace {
+
+bool bad_objectid(Error *err, std::string_view text) {
     // Quote at most 64 bytes of the input: enough to recognise it.
     const std::size_t cut = utf8_prefix_length(text, 64);
-    const int shown = static_cast<int>(cut);
-    const char *more = cut < text.size() ? "..." : "";
-    if (text.size() != kObjectIdHexLength) {
-        fail(err, ErrorCode::invalid_objectid, "invalid ObjectId \"%.*s%s\"", shown, text.data(),
-             more);
+    fail(err, ErrorCode::invalid_objectid, "invalid ObjectId \"%.*s%s\"", static_cast<int>(cut),
+         text.data(), cut < text.size() ? "..." : "");
+    set_hint(err,
+             "An ObjectId is written as 24 hexadecimal digits, such as "
+             "\"5c4a7fcc0ed0240001a79289\".");
+    return false;
+}
+
+}  // namespace
+
+bool objectid_seconds(std::string_view text, uint32_t *seconds, Error *err) {
+    const std::size_t characters = utf8_length(text);
+    if (characters != kObjectIdHexLength) {
+        bad_objectid(err, text);
         set_detail(err, "An ObjectId is %d hexadecimal digits; this text has %zu characters.",
-                   kObjectIdHexLength, utf8_length(text));
+                   kObjectIdHexLength, characters);
         return false;
     }
     uint32_t v = 0;
+    std::size_t character = 0;
     for (std::size_t i = 0; i < text.size(); ++i) {
+        if ((static_cast<uint8_t>(text[i]) & 0xC0) != 0x80) {
+            ++character;
+        }
         const int d = hex_value(text[i]);
         if (d < 0) {
-            fail(err, ErrorCode::invalid_objectid, "invalid ObjectId \"%.*s\"", shown, text.data());
+            bad_objectid(err, text);
             if (text[i] >= ' ' && text[i] <= '~') {
-                set_detail(err, "Character %zu, \"%c\", is not a hexadecimal digit.", i + 1,
+                set_detail(err, "Character %zu, \"%c\", is not a hexadecimal digit.", character,
                            text[i]);
             } else {
-                set_detail(err, "Byte %zu is not ASCII, so not a hexadecimal digit.", i + 1);
+                set_detail(err, "Character %zu is not a hexadecimal digit.", character);
             }
             return false;
         }

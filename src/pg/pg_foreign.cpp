@@ -57,11 +57,14 @@ const snowflake::ForeignLayout &layout_arg(FunctionCallInfo fcinfo, int argno) {
         sf_raise(err);
     }
     if (cached == nullptr || cached->text_len < len) {
+        // Allocate before freeing: if the allocation fails, the cache still
+        // points at valid memory.
+        auto *bigger = static_cast<CachedLayout *>(
+            MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, offsetof(CachedLayout, text) + len));
         if (cached != nullptr) {
             pfree(cached);
         }
-        cached = static_cast<CachedLayout *>(
-            MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, offsetof(CachedLayout, text) + len));
+        cached = bigger;
         site->parsed = cached;
     }
     cached->layout = layout;

@@ -555,3 +555,20 @@ TEST(ForeignLayoutSpecErrors, LongSpecKeepsThePositionAndValidUtf8) {
     EXPECT_TRUE(valid_utf8(message)) << message;
     expect_same_layout(l, sentinel());
 }
+
+TEST(ForeignLayoutSpecErrors, OnlyTimeMayTakeTheSignBit) {
+    // 64 bits with another field on top would put it in the sign bit.
+    expect_bad_spec("worker=1,time=63;epoch=0", "worker=1,time=63", 1, "first field is not time");
+    expect_bad_spec("sequence=10,time=41,worker=13;epoch=0", "sequence=10,time=41,worker=13", 1,
+                    "first field is not time");
+    // With 63 bits any order is fine: the sign bit stays 0.
+    const ForeignLayout l = parse_ok("worker=1,time=62;epoch=0");
+    EXPECT_EQ(l.worker.shift, 62);
+    EXPECT_EQ(l.time.shift, 0);
+}
+
+TEST(ForeignLayoutSpecErrors, EmptyValuesSaySo) {
+    expect_bad_spec("time=41,worker=,sequence=12;epoch=0", "", 16, "no width after \"=\"");
+    expect_bad_spec("time=41,worker=10,sequence=12;epoch=", "", 37, "no value after \"=\"");
+    expect_bad_spec("time=41,worker=10,sequence=12;epoch=0;unit= ", "", 44, "no value after \"=\"");
+}
