@@ -123,6 +123,10 @@ SELECT snowflake_timestamp(1, 'time=41,worker=10,sequence=12;epoch=1;unit=0ms');
 SELECT snowflake_timestamp(1, 'time=41,worker=10,sequence=12;epoch=1;unit=2000000s');
 SELECT snowflake_timestamp(1, 'time=41,worker=10,sequence=12;epoch=1;');
 SELECT snowflake_timestamp(1, 'time=41,worker=10,sequence=12;epoch');
+SELECT snowflake_timestamp(1, 'time=41,worker=,sequence=12;epoch=1');
+SELECT snowflake_timestamp(1, 'time=41,worker=10,sequence=12;epoch=');
+SELECT snowflake_timestamp(1, 'worker=1,time=63;epoch=1');
+SELECT snowflake_timestamp(1, 'time=41,worker=10,sequence=12;epoch=' || repeat('9', 200));
 SELECT snowflake_timestamp(1, '');
 SELECT snowflake_timestamp(1, 'twiter');
 -- IDs a layout cannot have made.
@@ -158,7 +162,11 @@ SELECT count(*) AS ids FROM snowflake_nextval(NULL);
 SELECT snowflake_nextval(0);
 SELECT snowflake_nextval(-5);
 SELECT snowflake_nextval(1000001);
-SELECT count(*) AS largest_block FROM snowflake_nextval(1000000);
+-- The largest block these settings allow: with max_wait = 100 ms and 4,096
+-- IDs per ms, 409,600 IDs (a block that spans more could not be issued while
+-- the generator runs at its drift limit). One more is refused up front.
+SELECT count(*) AS largest_block FROM snowflake_nextval(409600);
+SELECT snowflake_nextval(409601);
 
 ------------------------------------------------------------------------------
 -- MongoDB ObjectIds.
@@ -210,3 +218,14 @@ FROM snowflake_status;
 CREATE TEMP TABLE newest AS SELECT snowflake_nextval() AS id;
 SELECT s.last_issued_at = snowflake_timestamp(id) AS last_issued_matches
 FROM newest, snowflake_status s;
+
+------------------------------------------------------------------------------
+-- ObjectIds: every backend draws its own random part, at its first call.
+CREATE TABLE objectid_parts (part text);
+INSERT INTO objectid_parts SELECT substr(objectid_generate(), 9, 10);
+\c
+INSERT INTO objectid_parts SELECT substr(objectid_generate(), 9, 10);
+\c
+INSERT INTO objectid_parts SELECT substr(objectid_generate(), 9, 10);
+SELECT count(*) AS backends, count(DISTINCT part) AS random_parts FROM objectid_parts;
+DROP TABLE objectid_parts;
