@@ -10,7 +10,8 @@
 # before, IDs are issued at once (on the catch-up clock, not after an hour's
 # wait), and the log says where the generator resumed and warns about the
 # clock. Also: a state file with no valid slot stops the generator, with the
-# SQLSTATE for corrupted data, instead of guessing.
+# SQLSTATE for corrupted data, instead of guessing; reservations are renewed
+# ahead of need; and a block is reserved up to its last ID.
 set -euo pipefail
 source "$(dirname "$0")/../lib/cluster.sh"
 sf_init_workspace
@@ -122,4 +123,30 @@ bound=$(state_bound n)
 sf_expect_eq "the reservation was renewed ahead of need (bound more than 1 s past the last ID)" t \
     "$(sf_psql n -c "SELECT snowflake_timestamp($bound) - snowflake_timestamp($last) > interval '1 s'")"
 sf_stop n
+
+# --- 5. A block reaching past the reservation, then SIGKILL ----------------
+# One ID per millisecond: a block of 5,000 spans 5 s of ID time, five
+# reservation windows. The reservation must cover the block's last ID
+# before any of it leaves the server; one made for its first ID would end
+# 4 s short, and the start after the crash would repeat the tail.
+# max_wait 10 s admits the block; the restart before it leaves the
+# borrowing budget whole, as in 4.
+sf_new k "snowflake_id.worker_id = 6" "snowflake_id.sequence_bits = 0" \
+    "snowflake_id.max_clock_drift = '1h'" "snowflake_id.max_wait = '10s'"
+sf_start k "${SF_FAKE_ENV[@]}" || sf_die "server k did not start"
+sf_psql k -c "CREATE EXTENSION snowflake_id" -c "SELECT snowflake_nextval()" >/dev/null
+sf_stop k
+sf_start k "${SF_FAKE_ENV[@]}" || sf_die "server k did not restart"
+sf_psql k -c "COPY (SELECT * FROM snowflake_nextval(5000)) TO STDOUT" >"$SF_WORK/block"
+sf_expect_eq "the block arrived whole" 5000 "$(lines "$SF_WORK/block")"
+sf_expect_eq "it spans more than the 1 s reservation window" t "$(sf_psql k -c "
+    SELECT snowflake_timestamp($(max_of "$SF_WORK/block")) - snowflake_timestamp($(min_of "$SF_WORK/block"))
+           > interval '4 s'")"
+sf_crash k
+echo "-10800" >"$clock"
+sf_start k "${SF_FAKE_ENV[@]}" || sf_die "server k did not restart after SIGKILL"
+sf_stream_ids k "$SF_WORK/after_block" 1000
+sf_expect_above "after a block, SIGKILL and the clock set back" "$SF_WORK/block" -- \
+    "$SF_WORK/after_block"
+sf_stop k
 echo "durable: all checks passed"
