@@ -131,25 +131,76 @@ void check_can_issue() {
     }
 }
 
-snowflake::GeneratorParams generator_params() {
-    snowflake::Error err;
+// The generator's parameters for this backend's settings. Rebuilt only when
+// a setting they come from changes (worker_id and the bounds can change on
+// reload; the layout is fixed while the server runs): building them, node
+// check included, is a measurable part of a call.
+struct ParamsCache {
+    bool valid = false;
+    int worker_id = 0;
+    int datacenter_id = 0;
+    int max_drift_ms = 0;
+    int max_wait_ms = 0;
     snowflake::GeneratorParams params;
-    params.layout = sf_layout;
-    if (!sf_layout.make_node(sf_datacenter_id, sf_worker_id, &params.node, &err)) {
+};
+ParamsCache params_cache;
+
+const snowflake::GeneratorParams &generator_params() {
+    ParamsCache &c = params_cache;
+    if (c.valid && c.worker_id == sf_worker_id && c.datacenter_id == sf_datacenter_id &&
+        c.max_drift_ms == sf_max_clock_drift_ms && c.max_wait_ms == sf_max_wait_ms) {
+        return c.params;
+    }
+    c.valid = false;
+    snowflake::Error err;
+    c.params.layout = sf_layout;
+    if (!sf_layout.make_node(sf_datacenter_id, sf_worker_id, &c.params.node, &err)) {
         raise_counted(err);
     }
-    params.max_drift_ms = sf_max_clock_drift_ms;
-    params.max_wait_ms = sf_max_wait_ms;
-    return params;
+    c.params.max_drift_ms = sf_max_clock_drift_ms;
+    c.params.max_wait_ms = sf_max_wait_ms;
+    c.worker_id = sf_worker_id;
+    c.datacenter_id = sf_datacenter_id;
+    c.max_drift_ms = sf_max_clock_drift_ms;
+    c.max_wait_ms = sf_max_wait_ms;
+    c.valid = true;
+    return c.params;
 }
+
+// What a call that got its IDs still owes: the counters, and a renewal of
+// the reservation when the IDs came close to its end.
+void after_issue(int64_t count, bool ran_out, bool renew) {
+    sf_count(&StatusCounters::ids_issued, static_cast<uint64_t>(count));
+    if (ran_out) {
+        sf_count(&StatusCounters::sequence_exhausted);
+    }
+    if (renew) {
+        // Extend the reservation before it runs out, unless another backend
+        // is at it already; these IDs are covered either way.
+        sf_reserve(sf_shared->reservation.below.load(), false);
+    }
+}
+
+struct IssuedIds {
+    int64_t first;
+    int64_t last;
+};
 
 // Issues `count` IDs (one, or a block checked by check_block) and returns
 // the first and the last; raises on failure.
-snowflake::IssueResult issue_ids(const snowflake::GeneratorParams &params, int64_t count) {
+IssuedIds issue_ids(const snowflake::GeneratorParams &params, int64_t count) {
+    // The usual case first: one attempt at the current clock reading. Every
+    // other outcome (wait, reserve, fail) goes through the core's issue().
+    const snowflake::Attempt first = snowflake::try_issue(
+        sf_shared->floor, params, generator_clock(nullptr), &sf_shared->reservation, count);
+    if (first.status == snowflake::AttemptStatus::issued) {
+        after_issue(count, first.sequence_ran_out, first.renew);
+        return IssuedIds{first.id, first.last_id};
+    }
     snowflake::Error err;
     snowflake::WaitBudget budget;
     bool waited = false;
-    bool ran_out = false;
+    bool ran_out = first.sequence_ran_out;
     for (;;) {
         const snowflake::IssueResult r =
             snowflake::issue(sf_shared->floor, params, snowflake::Clock{generator_clock, nullptr},
@@ -162,16 +213,8 @@ snowflake::IssueResult issue_ids(const snowflake::GeneratorParams &params, int64
             sf_count(&StatusCounters::waits);
         }
         if (r.status == snowflake::IssueStatus::issued) {
-            sf_count(&StatusCounters::ids_issued, static_cast<uint64_t>(count));
-            if (ran_out || r.sequence_ran_out) {
-                sf_count(&StatusCounters::sequence_exhausted);
-            }
-            if (r.renew) {
-                // Extend the reservation before it runs out, unless another
-                // backend is at it already; these IDs are covered either way.
-                sf_reserve(sf_shared->reservation.below.load(), false);
-            }
-            return r;
+            after_issue(count, ran_out, r.renew);
+            return IssuedIds{r.id, r.last_id};
         }
         if (r.status == snowflake::IssueStatus::must_reserve) {
             sf_reserve(static_cast<uint64_t>(r.id), true);
@@ -190,8 +233,7 @@ snowflake::IssueResult issue_ids(const snowflake::GeneratorParams &params, int64
 
 extern "C" Datum snowflake_nextval(PG_FUNCTION_ARGS) {
     check_can_issue();
-    const snowflake::GeneratorParams params = generator_params();
-    PG_RETURN_INT64(issue_ids(params, 1).id);
+    PG_RETURN_INT64(issue_ids(generator_params(), 1).first);
 }
 
 // snowflake_nextval(n): one CAS takes the whole block (src/core/generator.hpp),
@@ -205,13 +247,13 @@ extern "C" Datum snowflake_nextval_block(PG_FUNCTION_ARGS) {
                         errmsg("snowflake_nextval(n) must be called where a set is accepted")));
     }
     check_can_issue();
-    const snowflake::GeneratorParams params = generator_params();
+    const snowflake::GeneratorParams &params = generator_params();
     const int64_t count = PG_GETARG_INT32(0);
     snowflake::Error err;
     if (!snowflake::check_block(params, count, &err)) {
         raise_counted(err);
     }
-    const snowflake::IssueResult r = issue_ids(params, count);
+    const IssuedIds ids = issue_ids(params, count);
 
     MemoryContext old = MemoryContextSwitchTo(rsinfo->econtext->ecxt_per_query_memory);
     TupleDesc tupdesc = CreateTemplateTupleDesc(1);
@@ -219,7 +261,7 @@ extern "C" Datum snowflake_nextval_block(PG_FUNCTION_ARGS) {
     Tuplestorestate *store = tuplestore_begin_heap(
         (rsinfo->allowedModes & SFRM_Materialize_Random) != 0, false, work_mem);
     MemoryContextSwitchTo(old);
-    int64_t id = r.id;
+    int64_t id = ids.first;
     for (int64_t i = 0; i < count; ++i) {
         Datum value = Int64GetDatum(id);
         bool null = false;
