@@ -23,6 +23,23 @@ inline constexpr uint32_t kObjectIdCounterMask = 0xFFFFFF;
 void format_objectid(uint32_t seconds, const uint8_t process_random[5], uint32_t counter,
                      char out[kObjectIdHexLength + 1]);
 
+// A process's counter. MongoDB's counter is 3 bytes, so a process that made
+// 2^24 ObjectIds within one second would repeat its first one; next()
+// refuses the 2^24+1st of a second instead, and the caller waits for the
+// next second.
+class ObjectIdCounter {
+  public:
+    explicit ObjectIdCounter(uint32_t start = 0) : counter_(start & kObjectIdCounterMask) {}
+    // The counter for an ObjectId of `seconds`; false if this second has
+    // none left.
+    bool next(uint32_t seconds, uint32_t *counter);
+
+  private:
+    uint32_t counter_;
+    uint32_t second_ = 0;
+    uint32_t used_in_second_ = 0;
+};
+
 // Reads the seconds of an ObjectId given as 24 hex digits (either case).
 // Fails with ErrorCode::invalid_objectid, quoting the text, for any other
 // length or a character that is not a hex digit.

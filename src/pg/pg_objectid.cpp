@@ -8,8 +8,15 @@
 
 extern "C" {
 #include "fmgr.h"
+#include "miscadmin.h"
+#include "storage/latch.h"
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
+#if PG_VERSION_NUM >= 140000
+#include "utils/wait_event.h"
+#else
+#include "pgstat.h"
+#endif
 
 PG_FUNCTION_INFO_V1(objectid_generate);
 PG_FUNCTION_INFO_V1(objectid_timestamp);
@@ -19,7 +26,7 @@ namespace {
 
 bool process_part_ready = false;
 uint8_t process_random[5];
-uint32_t counter = 0;
+snowflake::ObjectIdCounter counter;
 
 void draw_process_part() {
     uint8_t bytes[8];
@@ -30,7 +37,8 @@ void draw_process_part() {
     for (int i = 0; i < 5; ++i) {
         process_random[i] = bytes[i];
     }
-    counter = (uint32_t{bytes[5]} << 16) | (uint32_t{bytes[6]} << 8) | bytes[7];
+    counter = snowflake::ObjectIdCounter((uint32_t{bytes[5]} << 16) | (uint32_t{bytes[6]} << 8) |
+                                         bytes[7]);
     process_part_ready = true;
 }
 
@@ -41,16 +49,28 @@ extern "C" Datum objectid_generate(PG_FUNCTION_ARGS) {
     if (!process_part_ready) {
         draw_process_part();
     }
-    const int64_t unix_s = sf_wall_clock_ms() / 1000;
-    if (unix_s < 0 || unix_s > int64_t{UINT32_MAX}) {
-        ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
-                        errmsg("the wall clock (%lld s since 1970) does not fit an ObjectId",
-                               static_cast<long long>(unix_s)),
-                        errdetail("An ObjectId's time is 4 bytes of seconds: 1970 to 2106.")));
+    int64_t unix_s = 0;
+    uint32_t count = 0;
+    for (;;) {
+        unix_s = sf_wall_clock_ms() / 1000;
+        if (unix_s < 0 || unix_s > int64_t{UINT32_MAX}) {
+            ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+                            errmsg("the wall clock (%lld s since 1970) does not fit an ObjectId",
+                                   static_cast<long long>(unix_s)),
+                            errdetail("An ObjectId's time is 4 bytes of seconds: 1970 to 2106.")));
+        }
+        if (counter.next(static_cast<uint32_t>(unix_s), &count)) {
+            break;
+        }
+        // 2^24 ObjectIds in this second already: one more would repeat the
+        // first. Wait for the next second (cancel interrupts the wait).
+        (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 1,
+                        PG_WAIT_EXTENSION);
+        ResetLatch(MyLatch);
+        CHECK_FOR_INTERRUPTS();
     }
     char hex[snowflake::kObjectIdHexLength + 1];
-    snowflake::format_objectid(static_cast<uint32_t>(unix_s), process_random, counter, hex);
-    counter = (counter + 1) & snowflake::kObjectIdCounterMask;
+    snowflake::format_objectid(static_cast<uint32_t>(unix_s), process_random, count, hex);
     PG_RETURN_TEXT_P(cstring_to_text(hex));
 }
 

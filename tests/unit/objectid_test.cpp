@@ -175,3 +175,31 @@ TEST(ObjectId, TruncationKeepsUtf8CharactersWhole) {
     const Error err = bad(text);
     EXPECT_EQ(std::string(err.message), "invalid ObjectId \"" + std::string(63, 'a') + "...\"");
 }
+
+TEST(ObjectIdCounter, StepsAndWraps) {
+    snowflake::ObjectIdCounter c(0xFFFFFE);
+    uint32_t v = 0;
+    ASSERT_TRUE(c.next(100, &v));
+    EXPECT_EQ(v, 0xFFFFFEu);
+    ASSERT_TRUE(c.next(100, &v));
+    EXPECT_EQ(v, 0xFFFFFFu);
+    ASSERT_TRUE(c.next(100, &v));
+    EXPECT_EQ(v, 0u);
+}
+
+TEST(ObjectIdCounter, RefusesTheRepeatWithinOneSecond) {
+    // 2^24 counters in one second are all different; the next one would
+    // repeat the first, so it is refused until the second changes.
+    snowflake::ObjectIdCounter c(12345);
+    uint32_t v = 0;
+    uint32_t first = 0;
+    ASSERT_TRUE(c.next(7, &first));
+    for (uint32_t i = 1; i <= snowflake::kObjectIdCounterMask; ++i) {
+        ASSERT_TRUE(c.next(7, &v)) << i;
+    }
+    EXPECT_EQ((v + 1) & snowflake::kObjectIdCounterMask, first);
+    EXPECT_FALSE(c.next(7, &v));
+    EXPECT_FALSE(c.next(7, &v));
+    ASSERT_TRUE(c.next(8, &v));
+    EXPECT_EQ(v, first) << "a new second may use the counter again";
+}
