@@ -154,8 +154,9 @@ bool Layout::smallest_id_at(int64_t unix_ms, int64_t *id, Error *err) const {
 
 bool Layout::compose_checked(int64_t unix_ms, int64_t datacenter_id, int64_t worker_id,
                              int64_t sequence, int64_t *id, Error *err) const {
-    int64_t base = 0;
-    if (!smallest_id_at(unix_ms, &base, err)) {
+    // The time's range check and its message are smallest_id_at's.
+    int64_t first_of_ms = 0;
+    if (!smallest_id_at(unix_ms, &first_of_ms, err)) {
         return false;
     }
     struct Field {
@@ -181,10 +182,8 @@ bool Layout::compose_checked(int64_t unix_ms, int64_t datacenter_id, int64_t wor
             return false;
         }
     }
-    int64_t node = 0;
-    // In range by the checks above, so make_node cannot fail.
-    (void)make_node(datacenter_id, worker_id, &node, err);
-    *id = base | (node << widths_.sequence_bits) | sequence;
+    const int64_t node = (datacenter_id << widths_.worker_bits) | worker_id;
+    *id = compose(unix_ms - epoch_unix_ms_, node, sequence);
     return true;
 }
 
