@@ -44,15 +44,16 @@ void format_objectid(uint32_t seconds, const uint8_t process_random[5], uint32_t
     out[kObjectIdHexLength] = '\0';
 }
 
-bool ObjectIdCounter::next(uint32_t seconds, uint32_t *counter) {
-    if (seconds != second_) {
-        second_ = seconds;
+bool ObjectIdCounter::next(uint32_t now_seconds, uint32_t *seconds, uint32_t *counter) {
+    if (now_seconds > second_) {
+        second_ = now_seconds;
         used_in_second_ = 0;
     }
     if (used_in_second_ > kObjectIdCounterMask) {
         return false;
     }
     ++used_in_second_;
+    *seconds = second_;
     *counter = counter_;
     counter_ = (counter_ + 1) & kObjectIdCounterMask;
     return true;

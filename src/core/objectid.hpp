@@ -23,16 +23,23 @@ inline constexpr uint32_t kObjectIdCounterMask = 0xFFFFFF;
 void format_objectid(uint32_t seconds, const uint8_t process_random[5], uint32_t counter,
                      char out[kObjectIdHexLength + 1]);
 
-// A process's counter. MongoDB's counter is 3 bytes, so a process that made
-// 2^24 ObjectIds within one second would repeat its first one; next()
-// refuses the 2^24+1st of a second instead, and the caller waits for the
-// next second.
+// A process's (second, counter) pairs, which must never repeat. MongoDB's
+// counter is 3 bytes, so a process that made 2^24 ObjectIds within one
+// second would repeat its first one; and a clock stepped back would bring
+// back seconds whose counters are spent. So the time of an ObjectId never
+// goes below the latest second this process has used (while the clock is
+// behind, ObjectIds keep that second, as the Snowflake generator keeps its
+// last millisecond), and once that second's 2^24 counters are spent, next()
+// refuses until the clock passes it: the caller waits.
 class ObjectIdCounter {
   public:
     explicit ObjectIdCounter(uint32_t start = 0) : counter_(start & kObjectIdCounterMask) {}
-    // The counter for an ObjectId of `seconds`; false if this second has
-    // none left.
-    bool next(uint32_t seconds, uint32_t *counter);
+    // An ObjectId's time and counter for a clock reading of `now_seconds`:
+    // *seconds is the later of now_seconds and the latest second used.
+    // False if that second has no counter left; nothing is taken then.
+    bool next(uint32_t now_seconds, uint32_t *seconds, uint32_t *counter);
+    // The latest second used (0 before the first ObjectId).
+    uint32_t latest_second() const { return second_; }
 
   private:
     uint32_t counter_;

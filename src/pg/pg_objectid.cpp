@@ -3,6 +3,8 @@
 // The per-process part of an ObjectId (5 random bytes and the counter's
 // starting point) is drawn in each backend at its first call, never in the
 // postmaster: every forked backend would otherwise share it.
+#include <algorithm>
+
 #include "core/objectid.hpp"
 #include "pg_glue.hpp"
 
@@ -49,28 +51,32 @@ extern "C" Datum objectid_generate(PG_FUNCTION_ARGS) {
     if (!process_part_ready) {
         draw_process_part();
     }
-    int64_t unix_s = 0;
+    uint32_t seconds = 0;
     uint32_t count = 0;
     for (;;) {
-        unix_s = sf_wall_clock_ms() / 1000;
+        const int64_t now_ms = sf_wall_clock_ms();
+        const int64_t unix_s = now_ms / 1000;
         if (unix_s < 0 || unix_s > int64_t{UINT32_MAX}) {
             ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
                             errmsg("the wall clock (%lld s since 1970) does not fit an ObjectId",
                                    static_cast<long long>(unix_s)),
                             errdetail("An ObjectId's time is 4 bytes of seconds: 1970 to 2106.")));
         }
-        if (counter.next(static_cast<uint32_t>(unix_s), &count)) {
+        if (counter.next(static_cast<uint32_t>(unix_s), &seconds, &count)) {
             break;
         }
-        // 2^24 ObjectIds in this second already: one more would repeat the
-        // first. Wait for the next second (cancel interrupts the wait).
-        (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 1,
-                        PG_WAIT_EXTENSION);
+        // Every counter of the latest second used is spent: one more would
+        // repeat an ObjectId. Sleep until the clock passes that second (at
+        // most a second at a time, as the clock may be stepped meanwhile);
+        // cancel and statement_timeout end the wait.
+        const int64_t until_next_ms = (int64_t{counter.latest_second()} + 1) * 1000 - now_ms;
+        (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+                        std::clamp<int64_t>(until_next_ms, 1, 1000), PG_WAIT_EXTENSION);
         ResetLatch(MyLatch);
         CHECK_FOR_INTERRUPTS();
     }
     char hex[snowflake::kObjectIdHexLength + 1];
-    snowflake::format_objectid(static_cast<uint32_t>(unix_s), process_random, count, hex);
+    snowflake::format_objectid(seconds, process_random, count, hex);
     PG_RETURN_TEXT_P(cstring_to_text(hex));
 }
 

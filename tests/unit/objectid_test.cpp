@@ -4,6 +4,8 @@
 
 #include <cstdint>
 #include <cstring>
+#include <set>
+#include <utility>
 #include <string>
 
 using snowflake::Error;
@@ -178,28 +180,78 @@ TEST(ObjectId, TruncationKeepsUtf8CharactersWhole) {
 
 TEST(ObjectIdCounter, StepsAndWraps) {
     snowflake::ObjectIdCounter c(0xFFFFFE);
+    uint32_t s = 0;
     uint32_t v = 0;
-    ASSERT_TRUE(c.next(100, &v));
+    ASSERT_TRUE(c.next(100, &s, &v));
+    EXPECT_EQ(s, 100u);
     EXPECT_EQ(v, 0xFFFFFEu);
-    ASSERT_TRUE(c.next(100, &v));
+    ASSERT_TRUE(c.next(100, &s, &v));
     EXPECT_EQ(v, 0xFFFFFFu);
-    ASSERT_TRUE(c.next(100, &v));
+    ASSERT_TRUE(c.next(100, &s, &v));
     EXPECT_EQ(v, 0u);
 }
+
+namespace {
+
+// Takes every counter the second `at` has left, under a clock reading
+// `now`; returns how many it took.
+uint32_t spend_second(snowflake::ObjectIdCounter &c, uint32_t now, uint32_t at) {
+    uint32_t taken = 0;
+    uint32_t s = 0;
+    uint32_t v = 0;
+    while (c.next(now, &s, &v)) {
+        EXPECT_EQ(s, at);
+        ++taken;
+    }
+    return taken;
+}
+
+}  // namespace
 
 TEST(ObjectIdCounter, RefusesTheRepeatWithinOneSecond) {
     // 2^24 counters in one second are all different; the next one would
     // repeat the first, so it is refused until the second changes.
     snowflake::ObjectIdCounter c(12345);
+    uint32_t s = 0;
     uint32_t v = 0;
     uint32_t first = 0;
-    ASSERT_TRUE(c.next(7, &first));
+    ASSERT_TRUE(c.next(7, &s, &first));
     for (uint32_t i = 1; i <= snowflake::kObjectIdCounterMask; ++i) {
-        ASSERT_TRUE(c.next(7, &v)) << i;
+        ASSERT_TRUE(c.next(7, &s, &v)) << i;
     }
     EXPECT_EQ((v + 1) & snowflake::kObjectIdCounterMask, first);
-    EXPECT_FALSE(c.next(7, &v));
-    EXPECT_FALSE(c.next(7, &v));
-    ASSERT_TRUE(c.next(8, &v));
+    EXPECT_FALSE(c.next(7, &s, &v));
+    EXPECT_FALSE(c.next(7, &s, &v));
+    ASSERT_TRUE(c.next(8, &s, &v));
+    EXPECT_EQ(s, 8u);
     EXPECT_EQ(v, first) << "a new second may use the counter again";
+}
+
+// A fake clock that steps back: one process makes 2^24 ObjectIds in second
+// 1000, a few in 1001, then its clock reads 1000 again (and earlier). No
+// (second, counter) pair may come twice: ObjectIds keep second 1001 while
+// the clock is behind it, and wait once 1001 is spent.
+TEST(ObjectIdCounter, NeverRepeatsWhenTheClockStepsBack) {
+    snowflake::ObjectIdCounter c(0xABCDEF);
+    std::set<std::pair<uint32_t, uint32_t>> used;
+    uint32_t s = 0;
+    uint32_t v = 0;
+    EXPECT_EQ(spend_second(c, 1000, 1000), snowflake::kObjectIdCounterMask + 1);
+    for (int i = 0; i < 10; ++i) {
+        ASSERT_TRUE(c.next(1001, &s, &v));
+        EXPECT_EQ(s, 1001u);
+        EXPECT_TRUE(used.insert({s, v}).second);
+    }
+    for (const uint32_t behind : {1000u, 999u, 1u}) {
+        ASSERT_TRUE(c.next(behind, &s, &v)) << "the clock behind still has second 1001";
+        EXPECT_EQ(s, 1001u) << "the time never goes below the latest second used";
+        EXPECT_TRUE(used.insert({s, v}).second) << "a repeated (second, counter) pair";
+    }
+    EXPECT_EQ(c.latest_second(), 1001u);
+    // The rest of second 1001, under a clock still behind, then a refusal
+    // (the caller waits) until the clock passes 1001.
+    EXPECT_EQ(spend_second(c, 1000, 1001), snowflake::kObjectIdCounterMask + 1 - 13);
+    EXPECT_FALSE(c.next(1001, &s, &v));
+    ASSERT_TRUE(c.next(1002, &s, &v));
+    EXPECT_EQ(s, 1002u);
 }
