@@ -22,6 +22,7 @@ extern "C" {
 #include "replication/walsender_private.h"
 #include "storage/latch.h"
 #include "storage/lwlock.h"
+#include "storage/proc.h"
 #if PG_VERSION_NUM >= 140000
 #include "utils/wait_event.h"
 #else
@@ -111,33 +112,117 @@ void sf_reserve(uint64_t need_id, bool wait_for_lock) {
     sf_raise_to(s->reservation.renew_at, renew_point(bound));
 }
 
+namespace {
+
+// The synchronous standbys release commit waiters from a queue, one per wait
+// mode and ordered by LSN: the walsender that sees the standbys' flush
+// position reach a waiter's LSN removes it, marks it SYNC_REP_WAIT_COMPLETE
+// and sets its latch; the checkpointer releases everyone when
+// synchronous_standby_names is emptied. A reservation waits in the same
+// queue for the flush position (SYNC_REP_WAIT_FLUSH) whatever the session's
+// synchronous_commit, so it sleeps until released, like a commit.
+// SyncRepWaitForLSN itself is not used: it waits in the session's mode, and
+// on cancel it only warns that the "transaction has already committed
+// locally" and returns, where a reservation must end with an ERROR. Both
+// functions below run under SyncRepLock, exclusive; ProcKill takes a
+// process that exits while queued out of the queue.
+constexpr int kFlushMode = SYNC_REP_WAIT_FLUSH;
+
+#if PG_VERSION_NUM >= 160000
+void join_flush_queue_locked(XLogRecPtr lsn) {
+    MyProc->waitLSN = lsn;
+    MyProc->syncRepState = SYNC_REP_WAITING;
+    dlist_head *queue = &WalSndCtl->SyncRepQueue[kFlushMode];
+    dlist_iter iter;
+    // From the tail: after the last waiter whose LSN is below ours.
+    dlist_reverse_foreach(iter, queue) {
+        PGPROC *proc = dlist_container(PGPROC, syncRepLinks, iter.cur);
+        if (proc->waitLSN < lsn) {
+            dlist_insert_after(&proc->syncRepLinks, &MyProc->syncRepLinks);
+            return;
+        }
+    }
+    dlist_push_head(queue, &MyProc->syncRepLinks);
+}
+
+void leave_flush_queue_locked() {
+    if (!dlist_node_is_detached(&MyProc->syncRepLinks)) {
+        dlist_delete_thoroughly(&MyProc->syncRepLinks);
+    }
+}
+#else
+void join_flush_queue_locked(XLogRecPtr lsn) {
+    MyProc->waitLSN = lsn;
+    MyProc->syncRepState = SYNC_REP_WAITING;
+    SHM_QUEUE *queue = &WalSndCtl->SyncRepQueue[kFlushMode];
+    const Size link = offsetof(PGPROC, syncRepLinks);
+    // From the tail: after the last waiter whose LSN is below ours.
+    auto *proc = reinterpret_cast<PGPROC *>(SHMQueuePrev(queue, queue, link));
+    while (proc != nullptr && proc->waitLSN >= lsn) {
+        proc = reinterpret_cast<PGPROC *>(SHMQueuePrev(queue, &proc->syncRepLinks, link));
+    }
+    SHMQueueInsertAfter(proc != nullptr ? &proc->syncRepLinks : queue, &MyProc->syncRepLinks);
+}
+
+void leave_flush_queue_locked() {
+    if (!SHMQueueIsDetached(&MyProc->syncRepLinks)) {
+        SHMQueueDelete(&MyProc->syncRepLinks);
+    }
+}
+#endif
+
+// Whether WAL up to lsn needs no (more) waiting; under SyncRepLock.
+bool flushed_or_no_standbys_locked(XLogRecPtr lsn) {
+    return !sync_standbys_defined() || WalSndCtl->lsn[kFlushMode] >= lsn;
+}
+
+}  // namespace
+
 // Waits until the synchronous standbys have flushed the WAL up to lsn, while
 // any are configured. The reservation protects every session, so the
 // session's synchronous_commit does not weaken it: even with
 // synchronous_commit = off, no ID is issued under a reservation that the
 // synchronous standbys have not flushed.
 //
-// It polls the flush position that the walsenders publish for the
-// synchronous standbys (WalSndCtl->lsn[SYNC_REP_WAIT_FLUSH], the position
-// commits wait for), instead of queueing through SyncRepWaitForLSN, whose
-// cancel handling only warns. The wait happens once per reservation, on the
-// latch, so a cancel or statement_timeout ends it with the usual ERROR and
-// no ID; and it ends as commits' waits do when synchronous_standby_names is
-// emptied.
+// The wait sleeps in the commit waiters' queue (above) and uses no CPU until
+// released. An interrupt takes the backend out of the queue before
+// CHECK_FOR_INTERRUPTS, so cancel and statement_timeout end the wait with
+// their usual ERROR and no ID; an interrupt that raises nothing (a barrier,
+// a config reload request) puts it back.
 void sf_wait_for_sync_standbys(XLogRecPtr lsn) {
     if (lsn == InvalidXLogRecPtr || max_wal_senders == 0) {
         return;
     }
     for (;;) {
-        LWLockAcquire(SyncRepLock, LW_SHARED);
-        const bool done = !sync_standbys_defined() || WalSndCtl->lsn[SYNC_REP_WAIT_FLUSH] >= lsn;
-        LWLockRelease(SyncRepLock);
-        if (done) {
+        LWLockAcquire(SyncRepLock, LW_EXCLUSIVE);
+        if (flushed_or_no_standbys_locked(lsn)) {
+            LWLockRelease(SyncRepLock);
             return;
         }
-        (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 1L,
-                        WAIT_EVENT_SYNC_REP);
-        ResetLatch(MyLatch);
+        join_flush_queue_locked(lsn);
+        LWLockRelease(SyncRepLock);
+        bool released = false;
+        for (;;) {
+            ResetLatch(MyLatch);
+            // The walsender dequeues us before it sets the state.
+            pg_read_barrier();
+            if (MyProc->syncRepState == SYNC_REP_WAIT_COMPLETE) {
+                released = true;
+                break;
+            }
+            if (InterruptPending) {
+                break;
+            }
+            (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_EXIT_ON_PM_DEATH, -1L, WAIT_EVENT_SYNC_REP);
+        }
+        LWLockAcquire(SyncRepLock, LW_EXCLUSIVE);
+        leave_flush_queue_locked();  // a no-op when released
+        MyProc->syncRepState = SYNC_REP_NOT_WAITING;
+        MyProc->waitLSN = InvalidXLogRecPtr;
+        LWLockRelease(SyncRepLock);
+        if (released) {
+            return;
+        }
         CHECK_FOR_INTERRUPTS();
     }
 }
