@@ -169,7 +169,7 @@ const snowflake::GeneratorParams &generator_params() {
 
 // What a call that got its IDs still owes: the counters, and a renewal of
 // the reservation when the IDs came close to its end.
-void after_issue(int64_t count, bool ran_out, bool renew) {
+void after_issue(int64_t count, int64_t last_id, bool ran_out, bool renew) {
     sf_count(&StatusCounters::ids_issued, static_cast<uint64_t>(count));
     if (ran_out) {
         sf_count(&StatusCounters::sequence_exhausted);
@@ -177,7 +177,7 @@ void after_issue(int64_t count, bool ran_out, bool renew) {
     if (renew) {
         // Extend the reservation before it runs out, unless another backend
         // is at it already; these IDs are covered either way.
-        sf_reserve(sf_shared->reservation.below.load(), false);
+        sf_reserve(static_cast<uint64_t>(last_id), ReserveFor::renewal);
     }
 }
 
@@ -194,7 +194,7 @@ IssuedIds issue_ids(const snowflake::GeneratorParams &params, int64_t count) {
     const snowflake::Attempt first = snowflake::try_issue(
         sf_shared->floor, params, generator_clock(nullptr), &sf_shared->reservation, count);
     if (first.status == snowflake::AttemptStatus::issued) {
-        after_issue(count, first.sequence_ran_out, first.renew);
+        after_issue(count, first.last_id, first.sequence_ran_out, first.renew);
         return IssuedIds{first.id, first.last_id};
     }
     snowflake::Error err;
@@ -213,11 +213,11 @@ IssuedIds issue_ids(const snowflake::GeneratorParams &params, int64_t count) {
             sf_count(&StatusCounters::waits);
         }
         if (r.status == snowflake::IssueStatus::issued) {
-            after_issue(count, ran_out, r.renew);
+            after_issue(count, r.last_id, ran_out, r.renew);
             return IssuedIds{r.id, r.last_id};
         }
         if (r.status == snowflake::IssueStatus::must_reserve) {
-            sf_reserve(static_cast<uint64_t>(r.id), true);
+            sf_reserve(static_cast<uint64_t>(r.id), ReserveFor::issue);
             continue;
         }
         if (r.status == snowflake::IssueStatus::failed) {

@@ -50,7 +50,12 @@ XLogRecPtr sf_write_reservation_locked(uint64_t bound) {
 
 namespace {
 
-// The bound of a new reservation that covers need_id.
+// The bound of a new reservation that covers need_id: the window past the
+// later of need_id's time and the clock. need_id is at most max_clock_drift
+// ahead of the generator's clock (no ID is issued further ahead, and a
+// renewal passes the last ID issued, not the old bound), so no bound is more
+// than max_clock_drift + kReservationWindowMs ahead of the clock when it is
+// made: what the resume WARNING (pg_resume.cpp) and the README rely on.
 uint64_t new_bound(uint64_t need_id) {
     const snowflake::Layout &layout = sf_layout;
     const int low_bits = layout.timestamp_shift();
@@ -84,20 +89,24 @@ bool sync_standbys_defined() {
 
 }  // namespace
 
-void sf_reserve(uint64_t need_id, bool wait_for_lock) {
+void sf_reserve(uint64_t need_id, ReserveFor why) {
     SharedState *s = sf_shared;
-    if (wait_for_lock) {
+    const bool renewal = why == ReserveFor::renewal;
+    // A reservation covers the need when its bound is above need_id; for a
+    // renewal, when the need is not yet at its renew point either.
+    auto covers = [&](uint64_t bound) { return (renewal ? renew_point(bound) : bound) > need_id; };
+    if (!renewal) {
         LWLockAcquire(s->lock, LW_EXCLUSIVE);
     } else if (!LWLockConditionalAcquire(s->lock, LW_EXCLUSIVE)) {
         return;  // someone else is reserving right now
     }
-    if (s->reservation.below.load() > need_id) {
+    if (covers(s->reservation.below.load())) {
         LWLockRelease(s->lock);
         return;
     }
     uint64_t bound = 0;
     XLogRecPtr lsn = InvalidXLogRecPtr;
-    if (s->pending_below > need_id) {
+    if (covers(s->pending_below)) {
         // Written and flushed by another backend that is still waiting for
         // the standbys: wait for the same record instead of writing another.
         bound = s->pending_below;

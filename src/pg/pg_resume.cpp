@@ -140,8 +140,10 @@ void sf_resume(bool after_recovery) {
     const int64_t now = sf_wall_clock_ms();
     const bool exact = s->floor_is_exact;
     // How far ahead of a correct clock the floor can be: what borrowing
-    // allows, plus the window for a reservation made ahead of need.
-    const int64_t normal_lead = sf_max_clock_drift_ms + (exact ? 0 : kReservationWindowMs);
+    // allows, plus the window for a reservation (pg_reserve.cpp new_bound),
+    // plus 1 ms because the floor and a bound lie just past the last ID
+    // they cover.
+    const int64_t normal_lead = sf_max_clock_drift_ms + 1 + (exact ? 0 : kReservationWindowMs);
     const snowflake::ResumePlan plan = snowflake::plan_resume(sf_layout, floor, now, normal_lead);
     if (plan.catch_up) {
         s->catch_up_base_unix_ms.store(plan.resume_unix_ms);

@@ -133,9 +133,13 @@ void sf_raise_to(std::atomic<uint64_t> &word, uint64_t value);
 // the caller hands to sf_wait_for_sync_standbys after releasing the lock.
 XLogRecPtr sf_write_reservation_locked(uint64_t bound);
 // Makes sure IDs below need_id + 1 are durably reserved, raising ERROR if it
-// cannot. With `wait_for_lock` false (a renewal ahead of need) it gives up
-// at once when another backend holds the lock.
-void sf_reserve(uint64_t need_id, bool wait_for_lock);
+// cannot (ReserveFor::issue: need_id is the ID to issue). A renewal ahead of
+// need (ReserveFor::renewal: need_id is the last ID issued, at or past the
+// renew point) extends the reservation a window past need_id, unless
+// another backend has done so; it gives up at once when another backend
+// holds the lock.
+enum class ReserveFor { issue, renewal };
+void sf_reserve(uint64_t need_id, ReserveFor why);
 void sf_wait_for_sync_standbys(XLogRecPtr lsn);
 
 // pg_shmem.cpp: decides where the generator resumes from the floor now in
