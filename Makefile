@@ -14,7 +14,8 @@
 EXTENSION = snowflake_id
 MODULE_big = snowflake_id
 DATA = snowflake_id--1.0.sql snowflake_id--1.0--1.1.sql snowflake_id--1.1.sql \
-	snowflake_id--1.1--1.2.sql snowflake_id--1.2.sql
+	snowflake_id--1.1--1.2.sql snowflake_id--1.2.sql snowflake_id--1.2--1.3.sql \
+	snowflake_id--1.3.sql
 PGFILEDESC = "snowflake_id - Snowflake IDs generated inside PostgreSQL"
 
 CORE_SRCS = $(wildcard src/core/*.cpp)

@@ -218,6 +218,27 @@ FROM snowflake_status;
 CREATE TEMP TABLE newest AS SELECT snowflake_nextval() AS id;
 SELECT s.last_issued_at = snowflake_timestamp(id) AS last_issued_matches
 FROM newest, snowflake_status s;
+-- Any role can read the status, as the view and as the function.
+CREATE ROLE sf_status_reader;
+SET ROLE sf_status_reader;
+SELECT count(*) AS view_rows FROM snowflake_status;
+SELECT (snowflake_status()).sequence_bits AS function_reads;
+RESET ROLE;
+DROP ROLE sf_status_reader;
+
+------------------------------------------------------------------------------
+-- Minting is not a change to data: snowflake_nextval() works in a READ ONLY
+-- transaction (nextval() refuses there), as a block too. It writes only the
+-- generator's reservation (state file, WAL), never a table.
+CREATE SEQUENCE ro_seq;
+BEGIN TRANSACTION READ ONLY;
+SELECT snowflake_nextval() > 0 AS issued_read_only;
+SELECT count(*) AS block_read_only FROM snowflake_nextval(3);
+COMMIT;
+BEGIN TRANSACTION READ ONLY;
+SELECT nextval('ro_seq');
+ROLLBACK;
+DROP SEQUENCE ro_seq;
 
 ------------------------------------------------------------------------------
 -- ObjectIds: every backend draws its own random part, at its first call.
