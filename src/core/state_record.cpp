@@ -5,9 +5,10 @@ namespace snowflake {
 namespace {
 
 constexpr uint32_t kMagic = 0x44494653;  // "SFID" in little-endian order
-constexpr uint32_t kFormatVersion = 1;
+constexpr uint32_t kFormatVersion = 2;
 
-// Offsets of the fields; the CRC covers everything before it.
+// Offsets of the fields; the CRC covers everything before it. Format 1 ends
+// with its CRC at kOffCrcV1; format 2 puts two fields there instead.
 constexpr size_t kOffMagic = 0;
 constexpr size_t kOffVersion = 4;
 constexpr size_t kOffGeneration = 8;
@@ -18,7 +19,11 @@ constexpr size_t kOffWorkerBits = 33;
 constexpr size_t kOffSequenceBits = 34;
 constexpr size_t kOffExact = 35;
 constexpr size_t kOffRunId = 36;
-constexpr size_t kOffCrc = 44;
+constexpr size_t kOffCrcV1 = 44;
+constexpr size_t kOffSystemId = 44;
+constexpr size_t kOffCheckpointLsn = 52;
+constexpr size_t kOffCrc = 60;
+static_assert(kOffCrcV1 + 4 == kStateRecordSizeV1);
 static_assert(kOffCrc + 4 == kStateRecordSize);
 
 void put_le(unsigned char *out, uint64_t value, int bytes) {
@@ -73,12 +78,19 @@ void encode_state(const StateRecord &record, unsigned char *out) {
     out[kOffSequenceBits] = static_cast<unsigned char>(record.widths.sequence_bits);
     out[kOffExact] = record.exact ? 1 : 0;
     put_le(out + kOffRunId, record.run_id, 8);
+    put_le(out + kOffSystemId, record.system_id, 8);
+    put_le(out + kOffCheckpointLsn, record.checkpoint_lsn, 8);
     put_le(out + kOffCrc, crc32c(out, kOffCrc), 4);
 }
 
-bool decode_state(const unsigned char *in, StateRecord *record) {
-    if (get_le(in + kOffMagic, 4) != kMagic || get_le(in + kOffVersion, 4) != kFormatVersion ||
-        get_le(in + kOffCrc, 4) != crc32c(in, kOffCrc)) {
+bool decode_state(const unsigned char *in, size_t size, StateRecord *record) {
+    if (size < kStateRecordSizeV1 || get_le(in + kOffMagic, 4) != kMagic) {
+        return false;
+    }
+    const uint64_t version = get_le(in + kOffVersion, 4);
+    const size_t crc_at = version == 1 ? kOffCrcV1 : kOffCrc;
+    if ((version != 1 && version != kFormatVersion) || size < crc_at + 4 ||
+        get_le(in + crc_at, 4) != crc32c(in, crc_at)) {
         return false;
     }
     StateRecord r;
@@ -90,6 +102,10 @@ bool decode_state(const unsigned char *in, StateRecord *record) {
     r.widths.sequence_bits = in[kOffSequenceBits];
     r.exact = in[kOffExact] != 0;
     r.run_id = get_le(in + kOffRunId, 8);
+    if (version != 1) {
+        r.system_id = get_le(in + kOffSystemId, 8);
+        r.checkpoint_lsn = get_le(in + kOffCheckpointLsn, 8);
+    }
     *record = r;
     return true;
 }
@@ -102,6 +118,13 @@ bool same_layout(const StateRecord &a, const StateRecord &b) {
     return a.widths.datacenter_bits == b.widths.datacenter_bits &&
            a.widths.worker_bits == b.widths.worker_bits &&
            a.widths.sequence_bits == b.widths.sequence_bits && a.epoch_unix_ms == b.epoch_unix_ms;
+}
+
+bool written_before_last_shutdown(const StateRecord &record, const LastShutdown &shutdown) {
+    if (!shutdown.clean || record.system_id == 0 || record.system_id != shutdown.system_id) {
+        return false;
+    }
+    return !record.exact || record.checkpoint_lsn != shutdown.checkpoint_lsn;
 }
 
 int newest_slot(const StateRecord records[kStateSlots], const bool valid[kStateSlots]) {

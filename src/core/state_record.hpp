@@ -23,7 +23,11 @@
 
 namespace snowflake {
 
-inline constexpr size_t kStateRecordSize = 48;
+// Format 2 (snowflake_id 1.3 on): 64 bytes. Format 1 (48 bytes, without
+// system_id and checkpoint_lsn) is still read, from state files and WAL
+// written by older versions.
+inline constexpr size_t kStateRecordSize = 64;
+inline constexpr size_t kStateRecordSizeV1 = 48;
 inline constexpr size_t kStateSlotStride = 4096;  // a page and a (4Kn) sector per slot
 inline constexpr int kStateSlots = 2;
 
@@ -39,18 +43,42 @@ struct StateRecord {
     // shared memory is created). An exact record names the run it closes:
     // WAL records of that run, replayed later, are all below its bound.
     uint64_t run_id = 0;
+    // The cluster's system identifier (pg_control), 0 if unknown (format 1).
+    uint64_t system_id = 0;
+    // An exact record written at a clean shutdown: the WAL location of that
+    // shutdown's checkpoint, so the next start can tell that this file is
+    // the one the last shutdown wrote (written_before_last_shutdown). 0 in
+    // any other record.
+    uint64_t checkpoint_lsn = 0;
 };
+
+// What pg_control says about the last time the cluster stopped.
+struct LastShutdown {
+    bool clean = false;  // shut down cleanly (a primary's or a standby's shutdown)
+    uint64_t system_id = 0;
+    uint64_t checkpoint_lsn = 0;  // the shutdown's (or last restart point's) checkpoint
+};
+
+// Whether a state record found at start-up is older than the data directory:
+// the cluster was shut down cleanly, and a clean shutdown always leaves an
+// exact record stamped with its checkpoint, but this record is of the same
+// cluster and is not that one. It was restored from a backup, or copied
+// back, and knows nothing of IDs issued after it was written. A record of
+// another cluster (a file carried over by pg_upgrade) or of format 1 cannot
+// be judged and is not flagged.
+bool written_before_last_shutdown(const StateRecord &record, const LastShutdown &shutdown);
 
 // The record of a reservation under `layout` with the given bound.
 StateRecord state_record_for(const Layout &layout, uint64_t id_bound, uint64_t generation,
                              uint64_t run_id);
 
-// Writes kStateRecordSize bytes.
+// Writes kStateRecordSize bytes (format 2).
 void encode_state(const StateRecord &record, unsigned char *out);
 
-// Reads kStateRecordSize bytes; false if the magic, the format version or
-// the CRC is wrong. layout_of() checks the widths.
-bool decode_state(const unsigned char *in, StateRecord *record);
+// Reads a record of either format from `size` bytes; false if they are too
+// few for its format or the magic, the format version or the CRC is wrong.
+// layout_of() checks the widths.
+bool decode_state(const unsigned char *in, size_t size, StateRecord *record);
 
 // The layout a record was written under; false (err filled) if it is not a
 // valid layout.

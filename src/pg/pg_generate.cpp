@@ -89,9 +89,18 @@ bool sleep_on_latch(void *, int64_t ms, int64_t *slept_us) {
                         sf_state_file_name),
                  errdetail("Neither slot of the file holds a valid record, so the generator "
                            "does not know where it may resume without repeating an ID."),
-                 errhint("Restore the file from a backup of this data directory. If every ID "
-                         "ever issued is below the wall clock now plus max_clock_drift, remove "
-                         "the file and restart the server.")));
+                 errhint("%s", sf_state_file_way_out)));
+    }
+    if (refusal == Refusal::state_stale) {
+        StaleStateText text;
+        LWLockAcquire(sf_shared->lock, LW_SHARED);
+        sf_describe_stale_state(sf_shared, &text);
+        LWLockRelease(sf_shared->lock);
+        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                        errmsg("snowflake_id cannot tell which IDs were issued before: the state "
+                               "file \"%s\" is older than the data directory",
+                               sf_state_file_name),
+                        errdetail("%s", text.detail), errhint("%s", sf_state_file_way_out)));
     }
     LWLockAcquire(sf_shared->lock, LW_SHARED);
     const snowflake::StateRecord record = sf_shared->stored;

@@ -40,13 +40,17 @@ extern "C" Datum snowflake_accept_layout(PG_FUNCTION_ARGS) {
     SharedState *s = sf_shared;
     LWLockAcquire(s->lock, LW_EXCLUSIVE);
     const auto refusal = static_cast<Refusal>(s->refusal.load());
-    if (refusal == Refusal::state_unreadable) {
+    if (refusal == Refusal::state_unreadable || refusal == Refusal::state_stale) {
         LWLockRelease(s->lock);
-        ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
-                        errmsg("cannot accept a layout: the state file \"%s\" is unreadable",
-                               sf_state_file_name),
-                        errdetail("Without it, nothing tells which IDs were issued before."),
-                        errhint("See the README, section \"Failure modes\".")));
+        const bool unreadable = refusal == Refusal::state_unreadable;
+        ereport(ERROR,
+                (errcode(unreadable ? ERRCODE_DATA_CORRUPTED
+                                    : ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                 errmsg("cannot accept a layout: the state file \"%s\" is %s", sf_state_file_name,
+                        unreadable ? "unreadable" : "older than the data directory"),
+                 errdetail("Without a file to trust, nothing tells which IDs were issued "
+                           "before."),
+                 errhint("%s", sf_state_file_way_out)));
     }
     const uint64_t floor = s->floor.load();
     if (refusal != Refusal::layout_changed) {

@@ -38,8 +38,11 @@ void sf_raise_to(std::atomic<uint64_t> &word, uint64_t value) {
 
 XLogRecPtr sf_write_reservation_locked(uint64_t bound) {
     SharedState *s = sf_shared;
-    const snowflake::StateRecord record =
+    snowflake::StateRecord record =
         snowflake::state_record_for(sf_layout, bound, s->stored.generation + 1, s->run_id);
+    // Marks the file as this cluster's: a start-up check compares it with
+    // pg_control (pg_shmem.cpp).
+    record.system_id = GetSystemIdentifier();
     sf_store_record_locked(record);
     const XLogRecPtr lsn = sf_log_record(record);
     XLogFlush(lsn);

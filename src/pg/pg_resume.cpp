@@ -40,8 +40,10 @@ int64_t sf_generator_clock_at(int64_t wall) {
 namespace {
 
 Refusal refusal_now(const SharedState *s) {
-    if (static_cast<Refusal>(s->refusal.load()) == Refusal::state_unreadable) {
-        return Refusal::state_unreadable;
+    // What is wrong with the file itself stays wrong until the DBA acts.
+    const auto current = static_cast<Refusal>(s->refusal.load());
+    if (current == Refusal::state_unreadable || current == Refusal::state_stale) {
+        return current;
     }
     if (s->have_stored &&
         !snowflake::same_layout(s->stored, snowflake::state_record_for(sf_layout, 0, 0, 0))) {
@@ -92,7 +94,16 @@ void log_refusal(const SharedState *s, Refusal refusal) {
         ereport(WARNING, (errmsg("snowflake_id: the state file \"%s\" is unreadable; "
                                  "snowflake_nextval() refuses to issue IDs",
                                  sf_state_file_name),
-                          errhint("See the README, section \"Failure modes\".")));
+                          errhint("%s", sf_state_file_way_out)));
+        return;
+    }
+    if (refusal == Refusal::state_stale) {
+        StaleStateText text;
+        sf_describe_stale_state(s, &text);
+        ereport(WARNING, (errmsg("snowflake_id: the state file \"%s\" is older than the data "
+                                 "directory; snowflake_nextval() refuses to issue IDs",
+                                 sf_state_file_name),
+                          errdetail("%s", text.detail), errhint("%s", sf_state_file_way_out)));
         return;
     }
     LayoutTexts texts;
@@ -106,6 +117,25 @@ void log_refusal(const SharedState *s, Refusal refusal) {
 }
 
 }  // namespace
+
+void sf_describe_stale_state(const SharedState *s, StaleStateText *out) {
+    char covers[40] = "an unknown time";
+    snowflake::Layout layout;
+    snowflake::Error err;
+    if (snowflake::layout_of(s->stored, &layout, &err)) {
+        snowflake::format_utc(
+            layout.epoch_unix_ms() +
+                static_cast<int64_t>(s->stored.id_bound >> layout.timestamp_shift()),
+            covers, sizeof covers);
+    }
+    snprintf(out->detail, sizeof out->detail,
+             "The server was last shut down cleanly (checkpoint at %X/%X), and a clean shutdown "
+             "writes the file, but this file was written before that (it covers IDs up to %s): it "
+             "was restored from a backup or copied back, and knows nothing of the IDs issued "
+             "after it was written. Resuming from it could repeat them.",
+             static_cast<unsigned>(s->last_shutdown_lsn >> 32),
+             static_cast<unsigned>(s->last_shutdown_lsn), covers);
+}
 
 void sf_describe_layouts(const snowflake::StateRecord &stored, LayoutTexts *out) {
     snowflake::Layout layout;

@@ -36,6 +36,9 @@ enum class Refusal : int {
     none = 0,
     layout_changed,    // the state was written under another layout or epoch
     state_unreadable,  // the state file exists but no slot of it is valid
+    // The state file is older than the data directory: restored from a
+    // backup or copied back (snowflake::written_before_last_shutdown).
+    state_stale,
 };
 
 struct SharedState {
@@ -74,6 +77,9 @@ struct SharedState {
     // records of the run it closes (exact_run_id) do not raise it.
     bool floor_is_exact = false;
     uint64_t exact_run_id = 0;
+    // With Refusal::state_stale: the checkpoint of the clean shutdown the
+    // state file does not match, for messages.
+    uint64_t last_shutdown_lsn = 0;
 };
 
 // nullptr unless the library was preloaded.
@@ -120,6 +126,13 @@ extern const char *const sf_state_file_name;
 
 // pg_state_file.cpp: writes under `lock`, raising ERROR on failure.
 void sf_store_record_locked(const snowflake::StateRecord &record);
+// The way out of an unreadable or stale state file that is safe as written
+// (a HINT), shared by the start-up WARNING and the ERRORs.
+extern const char *const sf_state_file_way_out;
+
+// pg_control_file.cpp: false if pg_control cannot be read or checked. Never
+// raises.
+bool sf_read_last_shutdown(snowflake::LastShutdown *out);
 
 // pg_wal.cpp
 void sf_register_wal_rmgr();
@@ -154,3 +167,9 @@ struct LayoutTexts {
     char configured[160];
 };
 void sf_describe_layouts(const snowflake::StateRecord &stored, LayoutTexts *out);
+
+// Why a stale state file (Refusal::state_stale) is not trusted, for a DETAIL.
+struct StaleStateText {
+    char detail[512];
+};
+void sf_describe_stale_state(const SharedState *s, StaleStateText *out);

@@ -7,11 +7,15 @@
 //    a running server only issues below a durable reservation, and a clean
 //    shutdown records the exact floor. WAL replay may raise it further
 //    (pg_wal.cpp), and sf_resume() decides the clock (pg_resume.cpp).
-//  - No state file (a new cluster, or one upgraded from snowflake_id 1.0):
-//    at the wall clock plus max_clock_drift, which is above every ID a
-//    previous run without the file can have issued unless the clock was set
+//  - No state file (a new cluster, one upgraded from snowflake_id 1.0, or
+//    a file the DBA removed): at the wall clock plus max_clock_drift. A run
+//    issued IDs only below reservations, none more than max_clock_drift +
+//    1 s (+ 1 ms) ahead of the clock it was made on, so this is above every
+//    ID of a run that ended more than a second ago, unless the clock was set
 //    back. The first reservation then creates the file.
-//  - An unreadable state file: nowhere; snowflake_nextval() refuses.
+//  - An unreadable state file, or one older than the data directory (the
+//    cluster was shut down cleanly, but the file is not the one that
+//    shutdown wrote): nowhere; snowflake_nextval() refuses.
 #include <algorithm>
 #include <cerrno>
 #include <new>
@@ -80,7 +84,7 @@ void start_fresh(SharedState *s) {
                          "plus snowflake_id.max_clock_drift (%d ms)",
                          when, sf_max_clock_drift_ms),
                   errdetail("The first snowflake_nextval() creates \"%s\". Without it, IDs issued "
-                            "before carry at most the clock then plus max_clock_drift.",
+                            "before carry at most the clock then plus max_clock_drift and 1 s.",
                             sf_state_file_name)));
 }
 
@@ -104,6 +108,12 @@ void load_state(SharedState *s) {
         s->floor = read.record.id_bound;
         s->floor_is_exact = read.record.exact;
         s->exact_run_id = read.record.run_id;
+        snowflake::LastShutdown shutdown;
+        if (sf_read_last_shutdown(&shutdown) &&
+            snowflake::written_before_last_shutdown(read.record, shutdown)) {
+            s->refusal = static_cast<int>(Refusal::state_stale);
+            s->last_shutdown_lsn = shutdown.checkpoint_lsn;
+        }
     } else {
         start_fresh(s);
         s->floor_at_start = s->floor.load();
@@ -121,12 +131,21 @@ void load_state(SharedState *s) {
 // crash-restart tears shared memory down, when every other process is gone.
 // The floor is then exact (no ID at or above it was issued), so recording
 // it lets the next start resume right after the last ID instead of at the
-// end of the reservation. Crash recovery may raise it again from WAL. Never
-// raises: a failure only costs that precision.
+// end of the reservation. Crash recovery may raise it again from WAL. The
+// record carries the checkpoint pg_control now names: after a clean
+// shutdown, that is the mark the next start looks for (load_state). Never
+// raises: a failure only costs that precision, or after a clean shutdown a
+// refusal at the next start (the file is then not that shutdown's).
+//
+// A run refused for a changed layout issued nothing: its floor is exactly
+// the recorded bound, and the record keeps the recorded layout. An
+// unreadable or stale file is left as it is, so the refusal outlives
+// restarts until the DBA acts.
 void save_exact_floor(int, Datum) {
     SharedState *s = sf_shared;
+    const auto refusal = s == nullptr ? Refusal::none : static_cast<Refusal>(s->refusal.load());
     if (s == nullptr || !s->have_stored ||
-        static_cast<Refusal>(s->refusal.load()) != Refusal::none) {
+        (refusal != Refusal::none && refusal != Refusal::layout_changed)) {
         return;
     }
     const uint64_t floor = s->floor.load();
@@ -142,6 +161,11 @@ void save_exact_floor(int, Datum) {
     record.generation += 1;
     record.exact = true;
     record.run_id = s->run_id;
+    snowflake::LastShutdown shutdown;
+    if (sf_read_last_shutdown(&shutdown)) {
+        record.system_id = shutdown.system_id;
+        record.checkpoint_lsn = shutdown.checkpoint_lsn;
+    }
     const int rc = sf_state_file_write(record);
     if (rc != 0) {
         errno = rc;

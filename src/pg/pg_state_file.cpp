@@ -20,6 +20,18 @@ extern "C" {
 
 const char *const sf_state_file_name = "snowflake_id.state";
 
+// Restoring the file from a backup is not among the ways out: a copy knows
+// nothing of the IDs issued after it was taken, and resuming from it repeats
+// them. Without the file the generator starts at the wall clock plus
+// max_clock_drift (pg_shmem.cpp), above every ID of a run that ended more
+// than a second before on a clock that was right.
+const char *const sf_state_file_way_out =
+    "Do not restore the file from a backup: it knows nothing of IDs issued after the backup. "
+    "If this server's clock is right and was never set back, remove the file and restart (at "
+    "least a second after the server last issued IDs): the generator then starts above every ID "
+    "issued before. Otherwise remove it and give the server a worker id that no server has used. "
+    "See the README, section \"Failure modes\".";
+
 namespace {
 
 // Flushes the data directory's entry for a newly created file.
@@ -53,8 +65,7 @@ int sf_state_file_read(StateFileRead *out) {
             close(fd);
             return rc;
         }
-        valid[slot] = n == static_cast<ssize_t>(sizeof bytes) &&
-                      snowflake::decode_state(bytes, &records[slot]);
+        valid[slot] = snowflake::decode_state(bytes, static_cast<size_t>(n), &records[slot]);
     }
     close(fd);
     const int newest = snowflake::newest_slot(records, valid);

@@ -34,9 +34,12 @@ constexpr RmgrId kRmgrId = RM_EXPERIMENTAL_ID;
 constexpr uint8 kInfoReserve = 0x10;
 
 bool record_of(XLogReaderState *reader, snowflake::StateRecord *out) {
+    // Either format: a standby may run a newer library than its primary.
+    const uint32 size = XLogRecGetDataLen(reader);
     return (XLogRecGetInfo(reader) & XLR_RMGR_INFO_MASK) == kInfoReserve &&
-           XLogRecGetDataLen(reader) == snowflake::kStateRecordSize &&
-           snowflake::decode_state(reinterpret_cast<unsigned char *>(XLogRecGetData(reader)), out);
+           (size == snowflake::kStateRecordSize || size == snowflake::kStateRecordSizeV1) &&
+           snowflake::decode_state(reinterpret_cast<unsigned char *>(XLogRecGetData(reader)), size,
+                                   out);
 }
 
 // rm_redo: runs in the startup process, while no backend issues IDs.

@@ -10,8 +10,10 @@
 # before, IDs are issued at once (on the catch-up clock, not after an hour's
 # wait), and the log says where the generator resumed and warns about the
 # clock. Also: a state file with no valid slot stops the generator, with the
-# SQLSTATE for corrupted data, instead of guessing; reservations are renewed
-# ahead of need; and a block is reserved up to its last ID.
+# SQLSTATE for corrupted data, instead of guessing; so does a state file
+# older than the data directory (put back from a backup after a clean stop),
+# and neither refusal advises restoring from a backup; reservations are
+# renewed ahead of need; and a block is reserved up to its last ID.
 set -euo pipefail
 source "$(dirname "$0")/../lib/cluster.sh"
 sf_init_workspace
@@ -89,7 +91,7 @@ out=$(sf_psql d -c "SELECT snowflake_nextval()" 2>&1 || true)
 sf_expect_match "snowflake_nextval() refuses" \
     'ERROR: +snowflake_id cannot tell which IDs were issued before: the state file "snowflake_id.state" is unreadable' \
     "$out"
-sf_expect_match "... with a hint" 'HINT: +Restore the file from a backup' "$out"
+sf_expect_match "... with advice that is safe as written" 'HINT: +Do not restore the file from a backup' "$out"
 sf_expect_eq "... with SQLSTATE data_corrupted" XX001 "$(sf_psql d -c "
     DO \$\$ BEGIN PERFORM snowflake_nextval(); EXCEPTION WHEN OTHERS THEN
         RAISE NOTICE '%', SQLSTATE; END \$\$" 2>&1 | sed -n 's/.*NOTICE: *//p')"
@@ -101,7 +103,8 @@ sf_stop d
 # by 1 ms, as fast as the CPU goes. After a restart (the exact floor leaves
 # the borrowing budget whole) the first ID reserves up to 1 s past itself;
 # 600 IDs later the reservation is in its last 500 ms, and must have been
-# extended by then, not when an ID needs it.
+# extended by then (a window past the ID that reached the renew point), not
+# when an ID needs it.
 sf_new n "snowflake_id.worker_id = 3" "snowflake_id.sequence_bits = 0" \
     "snowflake_id.max_clock_drift = '1h'"
 sf_start n || sf_die "server n did not start"
@@ -117,11 +120,15 @@ state_bound() {
     [ "$g1" -gt "$g0" ] && at=$((4096 + 24))
     sf_as_server od -An -t u8 -j "$at" -N 8 "$f" | tr -d ' '
 }
-sf_psql n -c "SELECT snowflake_nextval()" >/dev/null
+first=$(sf_psql n -c "SELECT snowflake_nextval()")
 last=$(sf_psql n -c "SELECT max(x) FROM (SELECT snowflake_nextval() AS x FROM generate_series(1, 600)) s")
 bound=$(state_bound n)
-sf_expect_eq "the reservation was renewed ahead of need (bound more than 1 s past the last ID)" t \
-    "$(sf_psql n -c "SELECT snowflake_timestamp($bound) - snowflake_timestamp($last) > interval '1 s'")"
+sf_expect_eq "the IDs reached the first reservation's last 500 ms" t \
+    "$(sf_psql n -c "SELECT snowflake_timestamp($last) - snowflake_timestamp($first) > interval '501 ms'")"
+sf_expect_eq "the reservation was renewed ahead of need (bound past the first one's 1 s)" t \
+    "$(sf_psql n -c "SELECT snowflake_timestamp($bound) - snowflake_timestamp($first) > interval '1.2 s'")"
+sf_expect_eq "... and a window past the ID that reached the renew point, no further" t \
+    "$(sf_psql n -c "SELECT snowflake_timestamp($bound) - snowflake_timestamp($first) <= interval '1.502 s'")"
 sf_stop n
 
 # --- 5. A block reaching past the reservation, then SIGKILL ----------------
@@ -148,5 +155,54 @@ sf_start k "${SF_FAKE_ENV[@]}" || sf_die "server k did not restart after SIGKILL
 sf_stream_ids k "$SF_WORK/after_block" 1000
 sf_expect_above "after a block, SIGKILL and the clock set back" "$SF_WORK/block" -- \
     "$SF_WORK/after_block"
+sf_stop k
+
+# --- 6. A state file older than the data directory --------------------------
+# What a backup of a running server holds: the file copied while it runs
+# (a reservation). Then the server issues IDs past that copy's bound and
+# stops cleanly; the copy is put back ("restored from a backup") and the
+# clock is set back a minute more. Resuming from the copy would repeat the
+# IDs issued after it: the server must refuse, and its advice must be safe.
+sf_start k "${SF_FAKE_ENV[@]}" || sf_die "server k did not start"
+sf_psql k -c "SELECT snowflake_nextval()" >/dev/null
+copy_covers=$(sf_psql k -c "SELECT reserved_until FROM snowflake_status")
+kstate=$(sf_datadir k)/snowflake_id.state
+sf_as_server cp "$kstate" "$SF_WORK/state.backup"
+sf_poll k "SELECT snowflake_timestamp(snowflake_nextval()) > '$copy_covers'" t
+sf_stream_ids k "$SF_WORK/after_copy" 1000
+sf_stop k
+sf_as_server cp "$SF_WORK/state.backup" "$kstate"
+echo "-10860" >"$clock"
+sf_start k "${SF_FAKE_ENV[@]}" || sf_die "server k with a restored state file did not start"
+sf_expect_match "WARNING at start-up for a state file older than the data directory" \
+    'WARNING: +snowflake_id: the state file "snowflake_id.state" is older than the data directory' \
+    "$(sf_server_log k)"
+out=$(sf_psql k -c "SELECT snowflake_nextval()" 2>&1 || true)
+sf_expect_match "snowflake_nextval() refuses" \
+    'ERROR: +snowflake_id cannot tell which IDs were issued before: the state file "snowflake_id.state" is older than the data directory' \
+    "$out"
+sf_expect_match "... saying why" 'DETAIL: +The server was last shut down cleanly .*restored from a backup or copied back' "$out"
+sf_expect_match "... with advice that is safe as written" \
+    'HINT: +Do not restore the file from a backup: .* give the server a worker id that no server has used' "$out"
+sf_expect_eq "... with SQLSTATE object_not_in_prerequisite_state" 55000 "$(sf_psql k -c "
+    DO \$\$ BEGIN PERFORM snowflake_nextval(); EXCEPTION WHEN OTHERS THEN
+        RAISE NOTICE '%', SQLSTATE; END \$\$" 2>&1 | sed -n 's/.*NOTICE: *//p')"
+out=$(sf_psql k -c "SELECT snowflake_accept_layout()" 2>&1 || true)
+sf_expect_match "snowflake_accept_layout() does not lift it" \
+    'ERROR: +cannot accept a layout: the state file "snowflake_id.state" is older than the data directory' \
+    "$out"
+sf_stop k
+sf_start k "${SF_FAKE_ENV[@]}" || sf_die "server k did not restart"
+out=$(sf_psql k -c "SELECT snowflake_nextval()" 2>&1 || true)
+sf_expect_match "the refusal outlives a restart" 'is older than the data directory' "$out"
+# The way out for a clock that was set back: no file, and a new worker id.
+sf_stop k
+sf_as_server rm "$kstate"
+sf_conf k "snowflake_id.worker_id = 9"
+sf_start k "${SF_FAKE_ENV[@]}" || sf_die "server k did not start without its state file"
+sf_stream_ids k "$SF_WORK/new_worker" 1000
+sf_expect_eq "with a new worker id it issues again, nothing repeated" 0 \
+    "$(sort -n "$SF_WORK/block" "$SF_WORK/after_block" "$SF_WORK/after_copy" "$SF_WORK/new_worker" |
+        uniq -d | wc -l)"
 sf_stop k
 echo "durable: all checks passed"

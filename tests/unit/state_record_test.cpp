@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <iterator>
 
 using snowflake::decode_state;
 using snowflake::encode_state;
@@ -22,6 +23,8 @@ StateRecord sample() {
     r.id_bound = 0x0123456789ABCDEFull;
     r.exact = true;
     r.run_id = 0xFEDCBA9876543210ull;
+    r.system_id = 0x7311223344556677ull;
+    r.checkpoint_lsn = 0x0000000301A2B3C4ull;
     return r;
 }
 
@@ -31,7 +34,7 @@ TEST(StateRecord, RoundTrips) {
     unsigned char bytes[kStateRecordSize];
     encode_state(sample(), bytes);
     StateRecord back;
-    ASSERT_TRUE(decode_state(bytes, &back));
+    ASSERT_TRUE(decode_state(bytes, sizeof bytes, &back));
     EXPECT_EQ(back.generation, 7u);
     EXPECT_EQ(back.widths.datacenter_bits, 5);
     EXPECT_EQ(back.widths.worker_bits, 5);
@@ -40,10 +43,12 @@ TEST(StateRecord, RoundTrips) {
     EXPECT_EQ(back.id_bound, 0x0123456789ABCDEFull);
     EXPECT_TRUE(back.exact);
     EXPECT_EQ(back.run_id, 0xFEDCBA9876543210ull);
+    EXPECT_EQ(back.system_id, 0x7311223344556677ull);
+    EXPECT_EQ(back.checkpoint_lsn, 0x0000000301A2B3C4ull);
     StateRecord reservation = sample();
     reservation.exact = false;
     encode_state(reservation, bytes);
-    ASSERT_TRUE(decode_state(bytes, &back));
+    ASSERT_TRUE(decode_state(bytes, sizeof bytes, &back));
     EXPECT_FALSE(back.exact);
 }
 
@@ -69,7 +74,8 @@ TEST(StateRecord, EveryFlippedBitIsDetected) {
             copy[byte] ^= static_cast<unsigned char>(1u << bit);
             StateRecord back;
             // Padding bytes are covered by the CRC too.
-            EXPECT_FALSE(decode_state(copy, &back)) << "byte " << byte << " bit " << bit;
+            EXPECT_FALSE(decode_state(copy, sizeof copy, &back))
+                << "byte " << byte << " bit " << bit;
         }
     }
 }
@@ -77,7 +83,7 @@ TEST(StateRecord, EveryFlippedBitIsDetected) {
 TEST(StateRecord, AllZeroSlotIsInvalid) {
     unsigned char zeros[kStateRecordSize] = {};
     StateRecord back;
-    EXPECT_FALSE(decode_state(zeros, &back));
+    EXPECT_FALSE(decode_state(zeros, sizeof zeros, &back));
 }
 
 TEST(StateRecord, Crc32cKnownValue) {
@@ -128,4 +134,69 @@ TEST(StateRecord, SameLayoutComparesWidthsAndEpochOnly) {
     b = sample();
     b.widths.sequence_bits = 11;
     EXPECT_FALSE(snowflake::same_layout(a, b));
+}
+
+// Format 1, as snowflake_id 1.2 wrote it (48 bytes, CRC at byte 44), is still
+// read: from state files, and from WAL records an older primary wrote.
+TEST(StateRecord, ReadsFormat1) {
+    unsigned char bytes[snowflake::kStateRecordSizeV1] = {};
+    const unsigned char head[] = {'S', 'F', 'I', 'D', 1, 0, 0, 0};
+    std::copy(std::begin(head), std::end(head), bytes);
+    bytes[8] = 7;      // generation
+    bytes[24] = 0x40;  // bound
+    bytes[32] = 0;     // datacenter bits
+    bytes[33] = 10;    // worker bits
+    bytes[34] = 12;    // sequence bits
+    bytes[35] = 1;     // exact
+    bytes[36] = 0x99;  // run id
+    const uint32_t crc = snowflake::crc32c(bytes, 44);
+    for (int i = 0; i < 4; ++i) {
+        bytes[44 + i] = static_cast<unsigned char>(crc >> (8 * i));
+    }
+    StateRecord back;
+    ASSERT_TRUE(decode_state(bytes, sizeof bytes, &back));
+    EXPECT_EQ(back.generation, 7u);
+    EXPECT_EQ(back.id_bound, 0x40u);
+    EXPECT_EQ(back.widths.worker_bits, 10);
+    EXPECT_TRUE(back.exact);
+    EXPECT_EQ(back.run_id, 0x99u);
+    EXPECT_EQ(back.system_id, 0u) << "format 1 knows no system identifier";
+    EXPECT_EQ(back.checkpoint_lsn, 0u);
+    EXPECT_FALSE(decode_state(bytes, sizeof bytes - 1, &back)) << "a short record";
+}
+
+TEST(StateRecord, Format2NeedsAllItsBytes) {
+    unsigned char bytes[kStateRecordSize];
+    encode_state(sample(), bytes);
+    StateRecord back;
+    EXPECT_FALSE(decode_state(bytes, snowflake::kStateRecordSizeV1, &back));
+    EXPECT_FALSE(decode_state(bytes, kStateRecordSize - 1, &back));
+    EXPECT_TRUE(decode_state(bytes, kStateRecordSize, &back));
+}
+
+TEST(StateRecord, OlderThanTheLastCleanShutdown) {
+    snowflake::LastShutdown shutdown;
+    shutdown.clean = true;
+    shutdown.system_id = 0x7311223344556677ull;
+    shutdown.checkpoint_lsn = 0x0000000301A2B3C4ull;
+    StateRecord r = sample();  // exact, stamped with that very shutdown
+    using snowflake::written_before_last_shutdown;
+    EXPECT_FALSE(written_before_last_shutdown(r, shutdown)) << "the file the shutdown wrote";
+    r.checkpoint_lsn -= 1;
+    EXPECT_TRUE(written_before_last_shutdown(r, shutdown)) << "an earlier shutdown's file";
+    r = sample();
+    r.exact = false;
+    r.checkpoint_lsn = 0;
+    EXPECT_TRUE(written_before_last_shutdown(r, shutdown))
+        << "a reservation, as a backup of a running server holds";
+    // What cannot be judged is not flagged.
+    r.system_id = 0x1111;
+    EXPECT_FALSE(written_before_last_shutdown(r, shutdown)) << "another cluster's file";
+    r.system_id = 0;
+    EXPECT_FALSE(written_before_last_shutdown(r, shutdown)) << "format 1";
+    r = sample();
+    r.checkpoint_lsn -= 1;
+    shutdown.clean = false;
+    EXPECT_FALSE(written_before_last_shutdown(r, shutdown))
+        << "after a crash the file holds the last reservation and WAL replay follows";
 }
