@@ -1,5 +1,363 @@
 -- snowflake_id 1.2 -> 1.3: the snowflake_status view becomes readable by
--- every role, as the function behind it already was.
+-- every role, as the function behind it already was; the registry side of
+-- node id leases (tables, functions, a view).
 \echo Use "ALTER EXTENSION snowflake_id UPDATE TO '1.3'" to load this file. \quit
 
 GRANT SELECT ON snowflake_status TO PUBLIC;
+
+------------------------------------------------------------------------------
+-- The registry of node ids (1.3). A database where snowflake_id is installed
+-- can serve as the registry of a cluster of servers: each server's background
+-- worker (snowflake_id.registry) calls these functions over libpq to lease a
+-- node id, renew the lease and record how far its IDs may go. Every call is
+-- one transaction that locks the lease table, so the protocol is atomic in
+-- the registry; the server side only trusts what a call returned.
+--
+-- Fencing: a lease carries a fence, which grows whenever another run of a
+-- server takes the node id; renewals and releases must present it. A holder
+-- records, with every renewal, reserved_until_ms: the highest ID time (ms
+-- since 1970) it may issue before its next renewal, and it never issues
+-- above the bound it has recorded. A new holder starts above the old
+-- holder's recorded bound plus the old holder's max_clock_drift, so a paused
+-- or partitioned old holder, which can only issue below its recorded bound,
+-- never collides with it.
+
+-- The layout and epoch of the cluster: the first holder's. Every later
+-- acquisition must match it.
+CREATE TABLE snowflake_registry_layout (
+    only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+    datacenter_bits integer NOT NULL,
+    worker_bits integer NOT NULL,
+    sequence_bits integer NOT NULL,
+    epoch_ms bigint NOT NULL,
+    recorded_at timestamptz NOT NULL,
+    recorded_by text NOT NULL
+);
+
+CREATE TABLE snowflake_registry_lease (
+    node_id integer PRIMARY KEY CHECK (node_id >= 0),
+    fence bigint NOT NULL,
+    holder_system_id numeric(20, 0) NOT NULL,  -- pg_control's system identifier
+    holder_instance bigint NOT NULL,           -- one run of the holding server
+    holder_host text NOT NULL,
+    holder_port integer NOT NULL,
+    holder_data_directory text NOT NULL,
+    holder_timeline integer NOT NULL,
+    holder_max_clock_drift_ms bigint NOT NULL,
+    acquired_at timestamptz NOT NULL,
+    renewed_at timestamptz NOT NULL,
+    expires_at timestamptz NOT NULL,
+    released_at timestamptz,                   -- given back by a clean stop
+    reserved_until_ms bigint NOT NULL          -- IDs of this node carry times below it
+);
+
+-- pg_dump keeps the leases and the layout: a registry restored from a dump
+-- must still know every recorded bound.
+SELECT pg_catalog.pg_extension_config_dump('snowflake_registry_layout', '');
+SELECT pg_catalog.pg_extension_config_dump('snowflake_registry_lease', '');
+
+-- A layout as the server's messages write it.
+CREATE FUNCTION snowflake_registry_layout_text(datacenter_bits integer, worker_bits integer,
+                                               sequence_bits integer, epoch_ms bigint)
+RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT format('%s datacenter, %s worker and %s sequence bits from epoch %s',
+                  datacenter_bits, worker_bits, sequence_bits,
+                  to_char(to_timestamp(epoch_ms / 1000.0) AT TIME ZONE 'UTC',
+                          'YYYY-MM-DD HH24:MI:SS.MS"Z"'))
+$$;
+
+COMMENT ON FUNCTION snowflake_registry_layout_text(integer, integer, integer, bigint) IS
+'A layout as snowflake_id''s messages write it';
+
+-- A holder as the messages name it.
+CREATE FUNCTION snowflake_registry_holder_text(host text, port integer, data_directory text,
+                                               system_id numeric)
+RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT format('%s:%s, data directory %s, system identifier %s', host, port,
+                  data_directory, system_id)
+$$;
+
+COMMENT ON FUNCTION snowflake_registry_holder_text(text, integer, text, numeric) IS
+'A lease holder as snowflake_id''s messages name it';
+
+CREATE FUNCTION snowflake_registry_is_live(lease snowflake_registry_lease, at timestamptz)
+RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT lease.released_at IS NULL AND lease.expires_at > at
+$$;
+
+COMMENT ON FUNCTION snowflake_registry_is_live(snowflake_registry_lease, timestamptz) IS
+'Whether a lease is held at the given time: not released and not expired';
+
+-- Whether a server may take over a lease that is still live: it is the same
+-- run; or a promoted standby of the holder (same system identifier, higher
+-- timeline); or a later run of the same server (same system identifier,
+-- host, port and data directory, and the fence its durable state recorded).
+-- A copy of the holder's data directory started elsewhere (a restored backup
+-- on its old timeline) is none of these. Whoever takes over starts above the
+-- holder's recorded bound, so even a copy taken for the holder could not
+-- repeat its IDs.
+CREATE FUNCTION snowflake_registry_may_take(lease snowflake_registry_lease, system_id numeric,
+                                            instance bigint, host text, port integer,
+                                            data_directory text, timeline integer,
+                                            previous_fence bigint)
+RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT lease.holder_instance = instance
+        OR (lease.holder_system_id = system_id
+            AND (timeline > lease.holder_timeline
+                 OR ((lease.holder_host, lease.holder_port, lease.holder_data_directory)
+                         = (host, port, data_directory)
+                     AND lease.fence = previous_fence)))
+$$;
+
+COMMENT ON FUNCTION snowflake_registry_may_take(snowflake_registry_lease, numeric, bigint, text, integer, text, integer, bigint) IS
+'Whether a server may take over a live lease: the same run, a promoted standby of the holder, or a later run of the same server';
+
+-- Leases a node id for one run of a server (the caller's `instance`).
+--   requested_node  a static id (snowflake_id.worker_id, with datacenter_id
+--                   above it: datacenter_id << worker_bits | worker_id), or
+--                   NULL for 'auto';
+--   preferred_node  'auto': the id the server's durable state was made with
+--                   (it gets it back when it is free), or NULL;
+--   previous_fence  the fence the server last held that id with, from its
+--                   durable state, or NULL;
+--   timeline        the server's timeline: a promoted standby (same system
+--                   identifier, higher timeline) takes over its old
+--                   primary's lease;
+--   clock_ms        the server's clock (ms since 1970), to prefer, among
+--                   recycled ids, those whose recorded bound lies below it.
+-- A live lease held by another server is refused, naming both. An expired
+-- or released one, or one of this server's earlier runs (same system
+-- identifier, host, port and data directory, and the fence its state
+-- recorded), is taken over: the fence grows, and floor_ms says where the new
+-- holder's IDs must start: above the old holder's recorded bound plus its
+-- max_clock_drift.
+CREATE FUNCTION snowflake_registry_acquire(
+    requested_node integer, preferred_node integer, previous_fence bigint,
+    system_id numeric, instance bigint, host text, port integer, data_directory text,
+    timeline integer, datacenter_bits integer, worker_bits integer, sequence_bits integer,
+    epoch_ms bigint, max_clock_drift_ms bigint, ttl_ms bigint, clock_ms bigint,
+    OUT node_id integer, OUT fence bigint, OUT floor_ms bigint, OUT expires_at timestamptz)
+RETURNS record LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE AS $$
+#variable_conflict use_variable
+DECLARE
+    now_ts constant timestamptz := clock_timestamp();
+    layout snowflake_registry_layout;
+    lease snowflake_registry_lease;
+    nodes integer;
+    target integer;
+    me text := snowflake_registry_holder_text(host, port, data_directory, system_id);
+BEGIN
+    IF ttl_ms IS NULL OR ttl_ms <= 0 THEN
+        RAISE EXCEPTION 'lease ttl % ms is out of range', ttl_ms
+            USING ERRCODE = '22023', HINT = 'Set snowflake_id.lease_ttl to a positive duration.';
+    END IF;
+    IF datacenter_bits IS NULL OR worker_bits IS NULL OR datacenter_bits < 0 OR worker_bits < 0
+       OR datacenter_bits + worker_bits > 30 THEN
+        RAISE EXCEPTION 'node id fields of % datacenter and % worker bits are out of range',
+            datacenter_bits, worker_bits
+            USING ERRCODE = '22023', HINT = 'The registry leases node ids of up to 30 bits.';
+    END IF;
+    -- One registry call at a time: acquisitions and renewals are rare.
+    LOCK TABLE snowflake_registry_lease IN SHARE ROW EXCLUSIVE MODE;
+
+    SELECT * INTO layout FROM snowflake_registry_layout;
+    IF NOT FOUND THEN
+        INSERT INTO snowflake_registry_layout VALUES
+            (true, datacenter_bits, worker_bits, sequence_bits, epoch_ms, now_ts, me);
+    ELSIF (layout.datacenter_bits, layout.worker_bits, layout.sequence_bits, layout.epoch_ms)
+          IS DISTINCT FROM (datacenter_bits, worker_bits, sequence_bits, epoch_ms) THEN
+        RAISE EXCEPTION 'the layout of this server differs from the cluster''s'
+            USING ERRCODE = '55000',
+                  DETAIL = format('The registry''s cluster uses %s (recorded by %s at %s); this '
+                                  'server runs %s. IDs of different layouts cannot be compared '
+                                  'or decoded together.',
+                                  snowflake_registry_layout_text(layout.datacenter_bits,
+                                      layout.worker_bits, layout.sequence_bits, layout.epoch_ms),
+                                  layout.recorded_by, layout.recorded_at,
+                                  snowflake_registry_layout_text(datacenter_bits, worker_bits,
+                                      sequence_bits, epoch_ms)),
+                  HINT = 'Give every server of the cluster the same snowflake_id.datacenter_bits, '
+                         'worker_bits, sequence_bits and epoch.';
+    END IF;
+
+    nodes := 1 << (datacenter_bits + worker_bits);
+    IF requested_node IS NOT NULL THEN
+        IF requested_node < 0 OR requested_node >= nodes THEN
+            RAISE EXCEPTION 'node id % is out of range for % datacenter and % worker bits',
+                requested_node, datacenter_bits, worker_bits
+                USING ERRCODE = '22003',
+                      HINT = format('Node ids run from 0 to %s.', nodes - 1);
+        END IF;
+        target := requested_node;
+    ELSE
+        IF preferred_node >= 0 AND preferred_node < nodes THEN
+            SELECT * INTO lease FROM snowflake_registry_lease l WHERE l.node_id = preferred_node;
+            IF NOT FOUND OR NOT snowflake_registry_is_live(lease, now_ts)
+               OR snowflake_registry_may_take(lease, system_id, instance, host, port,
+                                              data_directory, timeline, previous_fence) THEN
+                target := preferred_node;
+            END IF;
+        END IF;
+        IF target IS NULL THEN  -- the lowest id never leased
+            SELECT min(n) INTO target FROM generate_series(0, nodes - 1) n
+            WHERE NOT EXISTS (SELECT FROM snowflake_registry_lease l WHERE l.node_id = n);
+        END IF;
+        IF target IS NULL THEN
+            -- Recycling: the id whose lease ended longest ago, the safe
+            -- choice when clocks may have been set back; first among those
+            -- whose recorded bound is below this server's clock, which it
+            -- can use without running ahead of its clock.
+            SELECT l.node_id INTO target FROM snowflake_registry_lease l
+            WHERE NOT snowflake_registry_is_live(l, now_ts)
+            ORDER BY l.reserved_until_ms + l.holder_max_clock_drift_ms < clock_ms DESC,
+                     coalesce(l.released_at, l.expires_at), l.node_id
+            LIMIT 1;
+        END IF;
+        IF target IS NULL THEN
+            RAISE EXCEPTION 'every node id is leased: % of % held by live servers', nodes, nodes
+                USING ERRCODE = '53400',
+                      HINT = 'Wait for a lease to expire, stop a server, or widen '
+                             'snowflake_id.worker_bits or datacenter_bits (a new layout).';
+        END IF;
+    END IF;
+
+    SELECT * INTO lease FROM snowflake_registry_lease l WHERE l.node_id = target;
+    IF NOT FOUND THEN
+        INSERT INTO snowflake_registry_lease VALUES
+            (target, 1, system_id, instance, host, port, data_directory, timeline,
+             max_clock_drift_ms, now_ts, now_ts, now_ts + ttl_ms * interval '1 ms', NULL, 0);
+        node_id := target;
+        fence := 1;
+        floor_ms := 0;
+        expires_at := now_ts + ttl_ms * interval '1 ms';
+        RETURN;
+    END IF;
+    IF snowflake_registry_is_live(lease, now_ts)
+       AND NOT snowflake_registry_may_take(lease, system_id, instance, host, port,
+                                           data_directory, timeline, previous_fence) THEN
+        RAISE EXCEPTION 'node id % is held by another server', target
+            USING ERRCODE = '55000',
+                  DETAIL = format('It is held by %s, whose lease runs until %s; this server is %s.',
+                                  snowflake_registry_holder_text(lease.holder_host,
+                                      lease.holder_port, lease.holder_data_directory,
+                                      lease.holder_system_id),
+                                  lease.expires_at, me),
+                  HINT = 'Give every server its own snowflake_id.worker_id, or set it to ''auto''. '
+                         'A server that was stopped without a clean shutdown frees its id when '
+                         'its lease expires.';
+    END IF;
+    node_id := target;
+    IF lease.holder_instance = instance THEN
+        fence := lease.fence;  -- this very run, asking again
+    ELSE
+        fence := lease.fence + 1;
+    END IF;
+    -- Strictly above every ID the old holder may have issued: it issued
+    -- only below its recorded bound, borrowing at most its drift.
+    floor_ms := lease.reserved_until_ms + lease.holder_max_clock_drift_ms;
+    expires_at := now_ts + ttl_ms * interval '1 ms';
+    UPDATE snowflake_registry_lease l SET
+        fence = fence, holder_system_id = system_id, holder_instance = instance,
+        holder_host = host, holder_port = port, holder_data_directory = data_directory,
+        holder_timeline = timeline, holder_max_clock_drift_ms = max_clock_drift_ms,
+        acquired_at = now_ts, renewed_at = now_ts, expires_at = expires_at, released_at = NULL,
+        reserved_until_ms = floor_ms
+    WHERE l.node_id = target;
+END
+$$;
+
+COMMENT ON FUNCTION snowflake_registry_acquire(integer, integer, bigint, numeric, bigint, text, integer, text, integer, integer, integer, integer, bigint, bigint, bigint, bigint) IS
+'Registry side: lease a node id (a static one, or any free one for ''auto'') for one run of a server; returns the fence and the floor its IDs must start above';
+
+-- Renews a lease and records the holder's new bound. Fails (55000) if the
+-- lease is no longer this run's: taken over by another server, or
+-- released. A lease that expired without being taken over is renewed: no
+-- one else can have issued on it. The recorded bound never goes down.
+CREATE FUNCTION snowflake_registry_renew(node_id integer, fence bigint, instance bigint,
+                                         reserved_until_ms bigint, ttl_ms bigint)
+RETURNS timestamptz LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE AS $$
+#variable_conflict use_variable
+DECLARE
+    now_ts constant timestamptz := clock_timestamp();
+    lease snowflake_registry_lease;
+BEGIN
+    IF ttl_ms IS NULL OR ttl_ms <= 0 THEN
+        RAISE EXCEPTION 'lease ttl % ms is out of range', ttl_ms
+            USING ERRCODE = '22023', HINT = 'Set snowflake_id.lease_ttl to a positive duration.';
+    END IF;
+    LOCK TABLE snowflake_registry_lease IN SHARE ROW EXCLUSIVE MODE;
+    SELECT * INTO lease FROM snowflake_registry_lease l WHERE l.node_id = node_id;
+    IF NOT FOUND OR lease.fence <> fence OR lease.holder_instance <> instance
+       OR lease.released_at IS NOT NULL THEN
+        RAISE EXCEPTION 'the lease on node id % was lost', node_id
+            USING ERRCODE = '55000',
+                  DETAIL = CASE WHEN NOT FOUND THEN 'The registry has no lease on that node id.'
+                           WHEN lease.released_at IS NOT NULL AND lease.fence = fence
+                               THEN format('It was released at %s.', lease.released_at)
+                           ELSE format('It is held by %s since %s with fence %s; this run of the '
+                                       'server held fence %s.',
+                                       snowflake_registry_holder_text(lease.holder_host,
+                                           lease.holder_port, lease.holder_data_directory,
+                                           lease.holder_system_id),
+                                       lease.acquired_at, lease.fence, fence) END,
+                  HINT = 'The server stops issuing IDs at its lease deadline and leases a node id '
+                         'again.';
+    END IF;
+    UPDATE snowflake_registry_lease l SET
+        renewed_at = now_ts, expires_at = now_ts + ttl_ms * interval '1 ms',
+        reserved_until_ms = greatest(l.reserved_until_ms, reserved_until_ms)
+    WHERE l.node_id = node_id;
+    RETURN now_ts + ttl_ms * interval '1 ms';
+END
+$$;
+
+COMMENT ON FUNCTION snowflake_registry_renew(integer, bigint, bigint, bigint, bigint) IS
+'Registry side: renew a lease held with this fence by this run of a server, recording the highest ID time it may issue before its next renewal';
+
+-- Gives a lease back at a clean stop, with the final bound (the exact
+-- floor): the id is free at once, and its next holder starts above that
+-- bound. False, and no change, if the lease is no longer this run's.
+CREATE FUNCTION snowflake_registry_release(node_id integer, fence bigint, instance bigint,
+                                           reserved_until_ms bigint)
+RETURNS boolean LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE AS $$
+#variable_conflict use_variable
+BEGIN
+    LOCK TABLE snowflake_registry_lease IN SHARE ROW EXCLUSIVE MODE;
+    UPDATE snowflake_registry_lease l SET
+        released_at = clock_timestamp(),
+        reserved_until_ms = greatest(l.reserved_until_ms, reserved_until_ms)
+    WHERE l.node_id = node_id AND l.fence = fence AND l.holder_instance = instance
+      AND l.released_at IS NULL;
+    RETURN FOUND;
+END
+$$;
+
+COMMENT ON FUNCTION snowflake_registry_release(integer, bigint, bigint, bigint) IS
+'Registry side: give a lease back at a clean stop, recording the final bound';
+
+-- Every lease, for the DBA.
+CREATE VIEW snowflake_registry_leases AS
+SELECT l.node_id,
+       l.node_id >> c.worker_bits AS datacenter_id,
+       l.node_id & ((1 << c.worker_bits) - 1) AS worker_id,
+       CASE WHEN l.released_at IS NOT NULL THEN 'released'
+            WHEN l.expires_at > clock_timestamp() THEN 'live'
+            ELSE 'expired' END AS state,
+       snowflake_registry_holder_text(l.holder_host, l.holder_port, l.holder_data_directory,
+                                      l.holder_system_id) AS holder,
+       l.holder_timeline,
+       l.fence,
+       l.acquired_at, l.renewed_at, l.expires_at, l.released_at,
+       to_timestamp(l.reserved_until_ms / 1000.0) AS reserved_until,
+       snowflake_registry_layout_text(c.datacenter_bits, c.worker_bits, c.sequence_bits,
+                                      c.epoch_ms) AS layout
+FROM snowflake_registry_lease l CROSS JOIN snowflake_registry_layout c;
+
+COMMENT ON VIEW snowflake_registry_leases IS
+'Registry side: every node id lease, its holder, expiry and recorded bound';
+
+-- Leasing is for the servers' registry role, not for everyone who can
+-- connect: a false holder could take node ids away from live servers.
+REVOKE ALL ON FUNCTION snowflake_registry_acquire(integer, integer, bigint, numeric, bigint, text, integer, text, integer, integer, integer, integer, bigint, bigint, bigint, bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION snowflake_registry_renew(integer, bigint, bigint, bigint, bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION snowflake_registry_release(integer, bigint, bigint, bigint) FROM PUBLIC;

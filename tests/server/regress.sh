@@ -39,6 +39,7 @@ for s in main no_worker no_preload narrow; do
 done
 
 run_regress main snowflake_functions snowflake_errors snowflake_toolkit snowflake_partitioning \
+    snowflake_registry \
     snowflake_upgrade
 run_regress no_worker snowflake_no_worker
 run_regress no_preload snowflake_no_preload
