@@ -30,8 +30,11 @@ PG_INCLUDE_SERVER := $(shell $(PG_CONFIG) --includedir-server 2>/dev/null)
 # -fno-exceptions: nothing in the library can throw into PostgreSQL.
 PG_CXXFLAGS = -std=c++20 -Wall -Wextra -Werror -fno-exceptions -fno-rtti -Isrc \
 	-isystem $(PG_INCLUDE_SERVER)
+# libpq for the registry worker (src/pg/pg_registry.cpp), as contrib's
+# dblink and postgres_fdw use it.
+PG_CXXFLAGS += -isystem $(shell $(PG_CONFIG) --includedir 2>/dev/null)
 # PGXS compiles C++ with g++ but links with gcc.
-SHLIB_LINK += -lstdc++
+SHLIB_LINK += -lpq -lstdc++
 
 # Debian builds PostgreSQL with LLVM, and PGXS would also compile every object
 # to bitcode with clang-14 without our flags. JIT inlining of an ID generator

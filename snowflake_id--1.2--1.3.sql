@@ -1,9 +1,43 @@
--- snowflake_id 1.2 -> 1.3: the snowflake_status view becomes readable by
--- every role, as the function behind it already was; the registry side of
--- node id leases (tables, functions, a view).
+-- snowflake_id 1.2 -> 1.3: snowflake_status shows the node id lease, and
+-- the view becomes readable by every role, as the function behind it
+-- already was; the registry side of node id leases (tables, functions, a
+-- view).
 \echo Use "ALTER EXTENSION snowflake_id UPDATE TO '1.3'" to load this file. \quit
 
+-- snowflake_status gains the node id lease: the view and the function are
+-- made anew.
+DROP VIEW snowflake_status;
+DROP FUNCTION snowflake_status();
+
+-- VOLATILE: it reads live counters. No lock is taken.
+CREATE FUNCTION snowflake_status(
+    OUT worker_id integer, OUT datacenter_id integer,
+    OUT timestamp_bits integer, OUT datacenter_bits integer, OUT worker_bits integer,
+    OUT sequence_bits integer, OUT epoch timestamptz,
+    OUT last_issued_at timestamptz, OUT ahead_of_clock_ms bigint, OUT catching_up boolean,
+    OUT reserved_until timestamptz,
+    OUT ids_issued bigint, OUT sequence_exhausted bigint, OUT waits bigint,
+    OUT clock_backwards bigint, OUT errors bigint,
+    OUT layout_ends_at timestamptz,
+    OUT registry text, OUT node_id_source text, OUT lease_state text,
+    OUT lease_expires_at timestamptz, OUT lease_renewals bigint, OUT lease_failures bigint,
+    OUT lease_message text)
+RETURNS record
+AS 'MODULE_PATHNAME', 'snowflake_status'
+LANGUAGE C VOLATILE PARALLEL SAFE;
+
+COMMENT ON FUNCTION snowflake_status() IS
+'What the generator is doing: node, layout, last issued time, lead over the wall clock, reservation, counters since the server started, and the node id lease';
+
+CREATE VIEW snowflake_status AS SELECT * FROM snowflake_status();
+
+-- Readable by every role, like the function behind it (EXECUTE for PUBLIC,
+-- as for every function) and like PostgreSQL's own pg_stat_* views: it shows
+-- the node, the layout and counters, nothing of any table's contents.
 GRANT SELECT ON snowflake_status TO PUBLIC;
+
+COMMENT ON VIEW snowflake_status IS
+'One row: the generator''s node, layout, last issued time, lead over the wall clock, reservation, counters since the server started, and the node id lease';
 
 ------------------------------------------------------------------------------
 -- The registry of node ids (1.3). A database where snowflake_id is installed

@@ -112,13 +112,16 @@ CREATE FUNCTION snowflake_status(
     OUT reserved_until timestamptz,
     OUT ids_issued bigint, OUT sequence_exhausted bigint, OUT waits bigint,
     OUT clock_backwards bigint, OUT errors bigint,
-    OUT layout_ends_at timestamptz)
+    OUT layout_ends_at timestamptz,
+    OUT registry text, OUT node_id_source text, OUT lease_state text,
+    OUT lease_expires_at timestamptz, OUT lease_renewals bigint, OUT lease_failures bigint,
+    OUT lease_message text)
 RETURNS record
 AS 'MODULE_PATHNAME', 'snowflake_status'
 LANGUAGE C VOLATILE PARALLEL SAFE;
 
 COMMENT ON FUNCTION snowflake_status() IS
-'What the generator is doing: node, layout, last issued time, lead over the wall clock, reservation, and counters since the server started';
+'What the generator is doing: node, layout, last issued time, lead over the wall clock, reservation, counters since the server started, and the node id lease';
 
 CREATE VIEW snowflake_status AS SELECT * FROM snowflake_status();
 
@@ -128,7 +131,7 @@ CREATE VIEW snowflake_status AS SELECT * FROM snowflake_status();
 GRANT SELECT ON snowflake_status TO PUBLIC;
 
 COMMENT ON VIEW snowflake_status IS
-'One row: the generator''s node, layout, last issued time, lead over the wall clock, reservation, and counters since the server started';
+'One row: the generator''s node, layout, last issued time, lead over the wall clock, reservation, counters since the server started, and the node id lease';
 
 ------------------------------------------------------------------------------
 -- The registry of node ids (1.3). A database where snowflake_id is installed

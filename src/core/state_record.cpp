@@ -22,7 +22,9 @@ constexpr size_t kOffRunId = 36;
 constexpr size_t kOffCrcV1 = 44;
 constexpr size_t kOffSystemId = 44;
 constexpr size_t kOffCheckpointLsn = 52;
-constexpr size_t kOffCrc = 60;
+constexpr size_t kOffNodeId = 60;
+constexpr size_t kOffFence = 64;
+constexpr size_t kOffCrc = 72;
 static_assert(kOffCrcV1 + 4 == kStateRecordSizeV1);
 static_assert(kOffCrc + 4 == kStateRecordSize);
 
@@ -80,6 +82,8 @@ void encode_state(const StateRecord &record, unsigned char *out) {
     put_le(out + kOffRunId, record.run_id, 8);
     put_le(out + kOffSystemId, record.system_id, 8);
     put_le(out + kOffCheckpointLsn, record.checkpoint_lsn, 8);
+    put_le(out + kOffNodeId, static_cast<uint32_t>(record.node_id), 4);
+    put_le(out + kOffFence, static_cast<uint64_t>(record.fence), 8);
     put_le(out + kOffCrc, crc32c(out, kOffCrc), 4);
 }
 
@@ -105,6 +109,8 @@ bool decode_state(const unsigned char *in, size_t size, StateRecord *record) {
     if (version != 1) {
         r.system_id = get_le(in + kOffSystemId, 8);
         r.checkpoint_lsn = get_le(in + kOffCheckpointLsn, 8);
+        r.node_id = static_cast<int32_t>(static_cast<uint32_t>(get_le(in + kOffNodeId, 4)));
+        r.fence = static_cast<int64_t>(get_le(in + kOffFence, 8));
     }
     *record = r;
     return true;

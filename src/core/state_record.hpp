@@ -23,10 +23,10 @@
 
 namespace snowflake {
 
-// Format 2 (snowflake_id 1.3 on): 64 bytes. Format 1 (48 bytes, without
-// system_id and checkpoint_lsn) is still read, from state files and WAL
-// written by older versions.
-inline constexpr size_t kStateRecordSize = 64;
+// Format 2 (snowflake_id 1.3 on): 76 bytes. Format 1 (48 bytes, without
+// system_id, checkpoint_lsn, node_id and fence) is still read, from state
+// files and WAL written by older versions.
+inline constexpr size_t kStateRecordSize = 76;
 inline constexpr size_t kStateRecordSizeV1 = 48;
 inline constexpr size_t kStateSlotStride = 4096;  // a page and a (4Kn) sector per slot
 inline constexpr int kStateSlots = 2;
@@ -50,6 +50,11 @@ struct StateRecord {
     // the one the last shutdown wrote (written_before_last_shutdown). 0 in
     // any other record.
     uint64_t checkpoint_lsn = 0;
+    // With a registry of node ids: the node id the record's IDs were issued
+    // under and the fence of its lease (-1 and 0 without one). A restart
+    // asks for that id again and proves with the fence that it held it.
+    int32_t node_id = -1;
+    int64_t fence = 0;
 };
 
 // What pg_control says about the last time the cluster stopped.

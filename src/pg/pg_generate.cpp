@@ -1,5 +1,6 @@
 // snowflake_nextval() and snowflake_nextval(n): the generator's SQL face.
 #include "core/state_record.hpp"
+#include "core/epoch.hpp"
 #include "pg_shared.hpp"
 
 extern "C" {
@@ -118,6 +119,52 @@ bool sleep_on_latch(void *, int64_t ms, int64_t *slept_us) {
     pg_unreachable();
 }
 
+// The registry's part of a message: which registry, and its last word.
+struct LeaseTexts {
+    char registry[256];
+    char message[512];
+};
+void lease_texts(LeaseTexts *out) {
+    LWLockAcquire(sf_shared->lock, LW_SHARED);
+    snprintf(out->registry, sizeof out->registry, "%s", sf_shared->lease.registry);
+    snprintf(out->message, sizeof out->message, "%s",
+             sf_shared->lease.message[0] != '\0' ? sf_shared->lease.message : "no answer yet");
+    LWLockRelease(sf_shared->lock);
+}
+
+[[noreturn]] void raise_lease_refusal(LeaseStatus status) {
+    LeaseTexts texts;
+    lease_texts(&texts);
+    if (status == LeaseStatus::expired) {
+        const int64_t ago_ms = sf_wall_clock_ms() - sf_shared->lease.last_ok_unix_ms.load();
+        ereport(ERROR,
+                (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                 errmsg("the node id lease of this server expired: the registry last confirmed "
+                        "it %lld ms ago",
+                        static_cast<long long>(ago_ms)),
+                 errdetail("Registry %s: %s. Past its deadline a server issues no IDs: another "
+                           "server may hold its node id by now.",
+                           texts.registry, texts.message),
+                 errhint("IDs resume by themselves once the registry answers again; see "
+                         "snowflake_status.")));
+    }
+    if (status == LeaseStatus::refused) {
+        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                        errmsg("the registry refused this server a node id lease"),
+                        errdetail("Registry %s: %s.", texts.registry, texts.message),
+                        errhint("The registry worker asks again every lease_ttl / 3 (%d ms); see "
+                                "the README, \"Running many servers\".",
+                                sf_lease_ttl_ms / 3)));
+    }
+    ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                    errmsg("snowflake_id has no node id yet: it waits for a lease from the "
+                           "registry"),
+                    errdetail("Registry %s: %s.", texts.registry, texts.message),
+                    errhint("The registry worker (\"snowflake_id registry\" in "
+                            "pg_stat_activity) asks again every second; see snowflake_status.")));
+    pg_unreachable();
+}
+
 // Raises a core error from snowflake_nextval, counting it for snowflake_status.
 [[noreturn]] void raise_counted(const snowflake::Error &err) {
     sf_count(&StatusCounters::errors);
@@ -138,6 +185,14 @@ void check_can_issue() {
         sf_count(&StatusCounters::errors);
         raise_refusal(refusal);
     }
+    if (sf_registry_configured()) {
+        const auto lease =
+            static_cast<LeaseStatus>(sf_shared->lease.status.load(std::memory_order_acquire));
+        if (lease != LeaseStatus::held) {
+            sf_count(&StatusCounters::errors);
+            raise_lease_refusal(lease);
+        }
+    }
 }
 
 // The generator's parameters for this backend's settings. Rebuilt only when
@@ -146,6 +201,7 @@ void check_can_issue() {
 // check included, is a measurable part of a call.
 struct ParamsCache {
     bool valid = false;
+    int64_t leased_node = -1;
     int worker_id = 0;
     int datacenter_id = 0;
     int max_drift_ms = 0;
@@ -156,16 +212,27 @@ ParamsCache params_cache;
 
 const snowflake::GeneratorParams &generator_params() {
     ParamsCache &c = params_cache;
-    if (c.valid && c.worker_id == sf_worker_id && c.datacenter_id == sf_datacenter_id &&
-        c.max_drift_ms == sf_max_clock_drift_ms && c.max_wait_ms == sf_max_wait_ms) {
+    // With a registry the node is the lease's (check_can_issue made sure it
+    // is held).
+    const int64_t leased_node =
+        sf_registry_configured() ? sf_shared->lease.node.load(std::memory_order_acquire) : -1;
+    if (c.valid && c.leased_node == leased_node && c.worker_id == sf_worker_id &&
+        c.datacenter_id == sf_datacenter_id && c.max_drift_ms == sf_max_clock_drift_ms &&
+        c.max_wait_ms == sf_max_wait_ms) {
         return c.params;
     }
     c.valid = false;
     snowflake::Error err;
     c.params.layout = sf_layout;
-    if (!sf_layout.make_node(sf_datacenter_id, sf_worker_id, &c.params.node, &err)) {
+    if (leased_node >= 0) {
+        c.params.node = leased_node;
+    } else if (sf_worker_id == kWorkerIdAuto) {
+        sf_count(&StatusCounters::errors);
+        sf_check_registry_settings(ERROR);
+    } else if (!sf_layout.make_node(sf_datacenter_id, sf_worker_id, &c.params.node, &err)) {
         raise_counted(err);
     }
+    c.leased_node = leased_node;
     c.params.max_drift_ms = sf_max_clock_drift_ms;
     c.params.max_wait_ms = sf_max_wait_ms;
     c.worker_id = sf_worker_id;
@@ -239,6 +306,32 @@ IssuedIds issue_ids(const snowflake::GeneratorParams &params, int64_t count) {
 }
 
 }  // namespace
+
+void sf_raise_lease_bound_reached(uint64_t need_id) {
+    sf_count(&StatusCounters::errors);
+    LeaseTexts texts;
+    lease_texts(&texts);
+    char need_text[40];
+    char bound_text[40];
+    const snowflake::Layout &layout = sf_layout;
+    snowflake::format_utc(
+        layout.epoch_unix_ms() + static_cast<int64_t>(need_id >> layout.timestamp_shift()),
+        need_text, sizeof need_text);
+    snowflake::format_utc(
+        layout.epoch_unix_ms() +
+            static_cast<int64_t>(sf_shared->lease.below.load() >> layout.timestamp_shift()),
+        bound_text, sizeof bound_text);
+    ereport(ERROR,
+            (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+             errmsg("the next snowflake ID (time %s) is past the bound the registry recorded for "
+                    "this server's lease (%s)",
+                    need_text, bound_text),
+             errdetail("Registry %s: %s. A server never issues IDs above the bound it has "
+                       "recorded: a later holder of its node id starts above it.",
+                       texts.registry, texts.message),
+             errhint("IDs resume by themselves once a renewal is confirmed; see "
+                     "snowflake_status.")));
+}
 
 extern "C" Datum snowflake_nextval(PG_FUNCTION_ARGS) {
     check_can_issue();

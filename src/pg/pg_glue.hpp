@@ -45,6 +45,18 @@ extern int sf_worker_id;
 extern int sf_datacenter_id;
 extern int sf_max_clock_drift_ms;
 extern int sf_max_wait_ms;
+extern int sf_lease_ttl_ms;
+// snowflake_id.registry: a libpq connection string, or "" (no registry).
+extern char *sf_registry;
+// sf_worker_id for worker_id = 'auto'.
+inline constexpr int kWorkerIdAuto = -2;
+
+// Whether a registry of node ids is configured (pg_registry.cpp).
+bool sf_registry_configured();
+// Checks the settings that go with a registry ('auto' needs one; with
+// 'auto' the lease gives the datacenter id too); reports what is wrong at
+// elevel (WARNING at start, ERROR from snowflake_nextval) and returns false.
+bool sf_check_registry_settings(int elevel);
 
 // The layout every function of this backend uses. With the library
 // preloaded it is fixed at server start (the layout settings are

@@ -24,5 +24,8 @@ void _PG_init(void) {
     if (preloading) {
         sf_register_wal_rmgr();
         sf_install_shmem_hooks();
+        if (sf_registry_configured()) {
+            sf_register_registry_worker();
+        }
     }
 }

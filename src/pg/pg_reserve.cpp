@@ -43,6 +43,12 @@ XLogRecPtr sf_write_reservation_locked(uint64_t bound) {
     // Marks the file as this cluster's: a start-up check compares it with
     // pg_control (pg_shmem.cpp).
     record.system_id = GetSystemIdentifier();
+    // With a registry: the lease it was made under, so that a restart asks
+    // for the same node id and proves it held it.
+    if (sf_registry_configured()) {
+        record.node_id = static_cast<int32_t>(s->lease.node.load());
+        record.fence = s->lease.fence.load();
+    }
     sf_store_record_locked(record);
     const XLogRecPtr lsn = sf_log_record(record);
     XLogFlush(lsn);
@@ -116,6 +122,23 @@ void sf_reserve(uint64_t need_id, ReserveFor why) {
         lsn = s->pending_lsn;
     } else {
         bound = new_bound(need_id);
+        if (sf_registry_configured()) {
+            // Never beyond the bound the registry has recorded: a new holder
+            // of this node id starts above it.
+            const uint64_t lease_below = s->lease.below.load(std::memory_order_acquire);
+            if (need_id >= lease_below) {
+                LWLockRelease(s->lock);
+                if (renewal) {
+                    return;  // the IDs already issued are covered
+                }
+                sf_raise_lease_bound_reached(need_id);
+            }
+            bound = std::min(bound, lease_below);
+            if (renewal && bound <= s->reservation.below.load()) {
+                LWLockRelease(s->lock);
+                return;  // at the registry's bound already: nothing to extend
+            }
+        }
         lsn = sf_write_reservation_locked(bound);
     }
     LWLockRelease(s->lock);

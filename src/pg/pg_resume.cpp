@@ -7,7 +7,9 @@
 // generator resumes and why, and a WARNING if the wall clock is behind that
 // point. The policy itself (resume at the bound; catch-up clock when the
 // clock is too far behind) is src/core/resume.hpp's.
+#include <algorithm>
 #include <ctime>
+#include <limits>
 
 #include "core/epoch.hpp"
 #include "pg_shared.hpp"
@@ -117,6 +119,40 @@ void log_refusal(const SharedState *s, Refusal refusal) {
 }
 
 }  // namespace
+
+void sf_resume_at_lease_floor(int64_t floor_unix_ms, int64_t node) {
+    SharedState *s = sf_shared;
+    const snowflake::Layout &layout = sf_layout;
+    const int64_t ts = std::min(floor_unix_ms - layout.epoch_unix_ms(), layout.max_timestamp() + 1);
+    if (ts <= 0) {
+        return;  // a node id never leased before: nothing to stay above
+    }
+    const uint64_t floor_id = static_cast<uint64_t>(ts) << layout.timestamp_shift();
+    LWLockAcquire(s->lock, LW_EXCLUSIVE);
+    if (s->floor.load() >= floor_id) {
+        LWLockRelease(s->lock);
+        return;
+    }
+    sf_raise_to(s->floor, floor_id);
+    s->floor_is_exact = false;
+    const int64_t now = sf_wall_clock_ms();
+    // The old holder's bound is as far ahead as its renewals reached: any
+    // lead is normal here, and no WARNING is due.
+    const snowflake::ResumePlan plan =
+        snowflake::plan_resume(layout, floor_id, now, std::numeric_limits<int64_t>::max());
+    if (plan.catch_up) {
+        s->catch_up_base_unix_ms.store(plan.resume_unix_ms);
+        s->catch_up_start_mono_ns.store(sf_monotonic_ns());
+        s->catching_up.store(true, std::memory_order_release);
+    }
+    LWLockRelease(s->lock);
+    char resume_text[40];
+    snowflake::format_utc(plan.resume_unix_ms, resume_text, sizeof resume_text);
+    ereport(LOG, (errmsg("snowflake_id: the generator resumes at %s, above every ID the previous "
+                         "holder of node id %lld can have issued (%lld ms ahead of the wall clock)",
+                         resume_text, static_cast<long long>(node),
+                         static_cast<long long>(std::max<int64_t>(plan.lead_ms, 0)))));
+}
 
 void sf_describe_stale_state(const SharedState *s, StaleStateText *out) {
     char covers[40] = "an unknown time";

@@ -26,6 +26,8 @@ int sf_worker_id = -1;
 int sf_datacenter_id = 0;
 int sf_max_clock_drift_ms = 1000;
 int sf_max_wait_ms = 100;
+int sf_lease_ttl_ms = 60000;
+char *sf_registry = nullptr;
 
 snowflake::Layout sf_layout;
 bool sf_layout_ok = true;
@@ -76,6 +78,8 @@ constexpr IntSetting kIntSettings[] = {
      "How far IDs may run ahead of the wall clock (bursts, clock steps back)."},
     {"max_wait", &sf_max_wait_ms, 100, 0, INT_MAX, Kind::duration,
      "How long one call may wait for the clock before raising an error."},
+    {"lease_ttl", &sf_lease_ttl_ms, 60000, 3000, INT_MAX, Kind::duration,
+     "How long a node id lease from the registry lasts without a renewal."},
 };
 constexpr int kIntSettingCount = sizeof kIntSettings / sizeof kIntSettings[0];
 static_assert(kIntSettings[kWorkerId].value == &sf_worker_id &&
@@ -94,7 +98,7 @@ bool is_our_setting(const char *name) {
             return true;
         }
     }
-    return pg_strcasecmp(name, "epoch") == 0;
+    return pg_strcasecmp(name, "epoch") == 0 || pg_strcasecmp(name, "registry") == 0;
 }
 
 // PostgreSQL itself only warns about an unknown name under a reserved prefix
@@ -119,8 +123,8 @@ bool check_unknown_names(snowflake::Error *err) {
             snowflake::set_hint(
                 err,
                 "snowflake_id's settings are worker_id, datacenter_id, worker_bits, "
-                "datacenter_bits, sequence_bits, epoch, max_clock_drift and "
-                "max_wait.");
+                "datacenter_bits, sequence_bits, epoch, max_clock_drift, max_wait, "
+                "registry and lease_ttl.");
             return false;
         }
     }
@@ -141,6 +145,11 @@ const char *raw_value(const char *name) {
     // An empty string is a value (and an invalid one), not "unset": treating
     // it as unset would give `sequence_bits = ''` the default layout.
     return GetConfigOptionResetString(full);
+}
+
+// worker_id = 'auto': the registry leases the node id.
+bool is_auto(const char *text) {
+    return pg_strcasecmp(text, "auto") == 0;
 }
 
 // A plain decimal integer, nothing else: PostgreSQL's parse_int would read
@@ -190,6 +199,10 @@ bool read_int(const IntSetting &s, int *out, snowflake::Error *err) {
     }
     int v = 0;
     const char *hint = nullptr;
+    if (s.value == &sf_worker_id && is_auto(raw)) {
+        *out = kWorkerIdAuto;
+        return true;
+    }
     // Durations take PostgreSQL's syntax with units ('2s'); ids and widths
     // only plain decimals.
     const bool is_duration = s.kind == Kind::duration;
@@ -261,9 +274,12 @@ bool check_epoch(char **newval, void **, GucSource) {
 // start-up takes, and whose assign hook stores the integer.
 bool check_node_id(const IntSetting &s, char **newval, void **extra) {
     int v = 0;
-    if (*newval == nullptr || !parse_decimal(*newval, &v) || v < s.min || v > s.max) {
-        GUC_check_errdetail("snowflake_id.%s must be a plain decimal integer between %d and %d.",
-                            s.name, s.min, s.max);
+    const bool may_be_auto = s.value == &sf_worker_id;
+    if (may_be_auto && *newval != nullptr && is_auto(*newval)) {
+        v = kWorkerIdAuto;
+    } else if (*newval == nullptr || !parse_decimal(*newval, &v) || v < s.min || v > s.max) {
+        GUC_check_errdetail("snowflake_id.%s must be a plain decimal integer between %d and %d%s.",
+                            s.name, s.min, s.max, may_be_auto ? ", or 'auto'" : "");
         GUC_check_errhint(
             "Write the number as it is meant, e.g. '7': no leading zeros, no "
             "fraction, no hexadecimal.");
@@ -317,6 +333,11 @@ void define_settings() {
                                kIntSettings[kDatacenterId].description, nullptr,
                                &sf_datacenter_id_text, "0", PGC_SIGHUP, 0, check_datacenter_id,
                                assign_datacenter_id, nullptr);
+    // The connection string may hold a password: superusers only.
+    DefineCustomStringVariable("snowflake_id.registry",
+                               "libpq connection string of the registry of node ids; empty: none.",
+                               nullptr, &sf_registry, "", PGC_POSTMASTER, GUC_SUPERUSER_ONLY,
+                               nullptr, nullptr, nullptr);
     DefineCustomStringVariable(
         "snowflake_id.epoch", "Instant from which ID timestamps count, ISO-8601 or ms since 1970.",
         nullptr, &sf_epoch_text, kDefaultEpoch, PGC_POSTMASTER, 0, check_epoch, nullptr, nullptr);
@@ -347,6 +368,10 @@ void log_startup(const snowflake::Layout &layout, int64_t now_ms) {
                  errdetail("After that snowflake_nextval() raises an error; IDs never wrap."),
                  errhint("Plan a layout with more timestamp bits or a later epoch, and see "
                          "the README on changing the layout.")));
+    }
+    if (sf_worker_id == kWorkerIdAuto || sf_registry_configured()) {
+        sf_check_registry_settings(WARNING);
+        return;
     }
     int64_t node = 0;
     snowflake::Error err;

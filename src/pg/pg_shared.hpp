@@ -41,6 +41,41 @@ enum class Refusal : int {
     state_stale,
 };
 
+// The node id lease from the registry (pg_registry.cpp): why
+// snowflake_nextval() may or may not issue with a registry configured.
+enum class LeaseStatus : int {
+    none = 0,  // no registry: the node id comes from the settings
+    waiting,   // no lease yet (start-up, registry unreachable, lost lease)
+    held,      // IDs may be issued on `node`, below `below`
+    refused,   // the registry refused a lease (message says why)
+    expired,   // the deadline passed without a confirmed renewal
+};
+
+// Written by the registry worker alone; read by backends without a lock.
+// `node` and `below` are set before `status` becomes held, and `status`
+// leaves held before they change. A backend reads `status` (acquire) once
+// per call and `node` when it builds its parameters: the registry's bound
+// itself is enforced where reservations are made (pg_reserve.cpp caps every
+// reservation at `below`), so the hot path gains one load.
+struct LeaseState {
+    std::atomic<int> status{0};  // a LeaseStatus
+    std::atomic<int64_t> node{-1};
+    std::atomic<int64_t> fence{0};
+    // IDs at or above it may not be issued: the bound recorded in the
+    // registry with the last confirmed renewal (0: none).
+    std::atomic<uint64_t> below{0};
+    std::atomic<int64_t> deadline_mono_ns{0};
+    std::atomic<int64_t> last_ok_unix_ms{0};  // the last confirmed renewal, by the wall clock
+    std::atomic<int64_t> expires_unix_ms{0};  // the registry's expiry of the lease
+    std::atomic<bool> auto_node{false};       // worker_id = 'auto'
+    std::atomic<uint64_t> renewals{0};
+    std::atomic<uint64_t> failures{0};
+    // Under SharedState::lock: the registry as messages name it (no
+    // password) and the last error from it, for messages and the status.
+    char registry[256] = {};
+    char message[512] = {};
+};
+
 struct SharedState {
     std::atomic<uint64_t> floor{0};
     snowflake::Reservation reservation;
@@ -80,6 +115,7 @@ struct SharedState {
     // With Refusal::state_stale: the checkpoint of the clean shutdown the
     // state file does not match, for messages.
     uint64_t last_shutdown_lsn = 0;
+    LeaseState lease;
 };
 
 // nullptr unless the library was preloaded.
@@ -130,6 +166,12 @@ void sf_store_record_locked(const snowflake::StateRecord &record);
 // (a HINT), shared by the start-up WARNING and the ERRORs.
 extern const char *const sf_state_file_way_out;
 
+// pg_registry.cpp: the background worker that leases the node id.
+void sf_register_registry_worker();
+// Raises the generator's floor to a lease's floor (ms since 1970): the
+// catch-up clock takes over if it lies ahead of the clock (pg_resume.cpp).
+void sf_resume_at_lease_floor(int64_t floor_unix_ms, int64_t node);
+
 // pg_control_file.cpp: false if pg_control cannot be read or checked. Never
 // raises.
 bool sf_read_last_shutdown(snowflake::LastShutdown *out);
@@ -154,6 +196,9 @@ XLogRecPtr sf_write_reservation_locked(uint64_t bound);
 enum class ReserveFor { issue, renewal };
 void sf_reserve(uint64_t need_id, ReserveFor why);
 void sf_wait_for_sync_standbys(XLogRecPtr lsn);
+// pg_generate.cpp: an ID at need_id would pass the bound the registry
+// recorded for the lease.
+[[noreturn]] void sf_raise_lease_bound_reached(uint64_t need_id);
 
 // pg_shmem.cpp: decides where the generator resumes from the floor now in
 // shared memory, sets the catch-up clock and the refusal, and logs it.

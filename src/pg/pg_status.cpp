@@ -17,6 +17,7 @@ extern "C" {
 #include "miscadmin.h"
 #include "storage/proc.h"
 #include "storage/shmem.h"
+#include "utils/builtins.h"
 #include "utils/timestamp.h"
 
 PG_FUNCTION_INFO_V1(snowflake_status);
@@ -159,6 +160,14 @@ extern "C" Datum snowflake_status(PG_FUNCTION_ARGS) {
         kClockBackwards,
         kErrors,
         kLayoutEndsAt,
+        // 1.3: the node id lease.
+        kRegistry,
+        kNodeIdSource,
+        kLeaseState,
+        kLeaseExpiresAt,
+        kLeaseRenewals,
+        kLeaseFailures,
+        kLeaseMessage,
         kColumns
     };
     Datum values[kColumns];
@@ -170,6 +179,17 @@ extern "C" Datum snowflake_status(PG_FUNCTION_ARGS) {
     values[kWorkerId] = Int32GetDatum(sf_worker_id);
     nulls[kWorkerId] = sf_worker_id < 0;  // not set
     values[kDatacenterId] = Int32GetDatum(sf_datacenter_id);
+    const bool registry = sf_registry_configured();
+    const LeaseState &lease = sf_shared->lease;
+    const auto lease_status = static_cast<LeaseStatus>(lease.status.load());
+    if (registry) {
+        // The node in use is the lease's, while there is one.
+        const int64_t node = lease_status == LeaseStatus::held ? lease.node.load() : -1;
+        const int worker_bits = layout.widths().worker_bits;
+        values[kWorkerId] = Int32GetDatum(static_cast<int32>(node & ((1 << worker_bits) - 1)));
+        values[kDatacenterId] = Int32GetDatum(static_cast<int32>(node >> worker_bits));
+        nulls[kWorkerId] = nulls[kDatacenterId] = node < 0;
+    }
     values[kTimestampBits] = Int32GetDatum(layout.timestamp_bits());
     values[kDatacenterBits] = Int32GetDatum(layout.widths().datacenter_bits);
     values[kWorkerBits] = Int32GetDatum(layout.widths().worker_bits);
@@ -196,5 +216,21 @@ extern "C" Datum snowflake_status(PG_FUNCTION_ARGS) {
         values[kIdsIssued + i] = Int64GetDatum(static_cast<int64_t>(sums[i]));
     }
     values[kLayoutEndsAt] = timestamptz_of(layout.end_unix_ms());
+    static const char *const kLeaseStates[] = {"none", "waiting", "held", "refused", "expired"};
+    nulls[kRegistry] = nulls[kLeaseExpiresAt] = nulls[kLeaseMessage] = !registry;
+    values[kNodeIdSource] = CStringGetTextDatum(
+        sf_worker_id == kWorkerIdAuto ? "auto" : (sf_worker_id >= 0 ? "static" : "unset"));
+    values[kLeaseState] = CStringGetTextDatum(kLeaseStates[static_cast<int>(lease_status)]);
+    values[kLeaseRenewals] = Int64GetDatum(static_cast<int64_t>(lease.renewals.load()));
+    values[kLeaseFailures] = Int64GetDatum(static_cast<int64_t>(lease.failures.load()));
+    if (registry) {
+        LWLockAcquire(sf_shared->lock, LW_SHARED);
+        values[kRegistry] = CStringGetTextDatum(lease.registry);
+        values[kLeaseMessage] = CStringGetTextDatum(lease.message);
+        LWLockRelease(sf_shared->lock);
+        const int64_t expires = lease.expires_unix_ms.load();
+        nulls[kLeaseExpiresAt] = expires == 0;
+        values[kLeaseExpiresAt] = timestamptz_of(expires);
+    }
     PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

@@ -25,6 +25,8 @@ StateRecord sample() {
     r.run_id = 0xFEDCBA9876543210ull;
     r.system_id = 0x7311223344556677ull;
     r.checkpoint_lsn = 0x0000000301A2B3C4ull;
+    r.node_id = 513;
+    r.fence = 0x0102030405060708ll;
     return r;
 }
 
@@ -45,6 +47,13 @@ TEST(StateRecord, RoundTrips) {
     EXPECT_EQ(back.run_id, 0xFEDCBA9876543210ull);
     EXPECT_EQ(back.system_id, 0x7311223344556677ull);
     EXPECT_EQ(back.checkpoint_lsn, 0x0000000301A2B3C4ull);
+    EXPECT_EQ(back.node_id, 513);
+    EXPECT_EQ(back.fence, 0x0102030405060708ll);
+    StateRecord none;  // no registry: node id -1 survives the unsigned encoding
+    encode_state(none, bytes);
+    ASSERT_TRUE(decode_state(bytes, sizeof bytes, &back));
+    EXPECT_EQ(back.node_id, -1);
+    EXPECT_EQ(back.fence, 0);
     StateRecord reservation = sample();
     reservation.exact = false;
     encode_state(reservation, bytes);
@@ -162,6 +171,7 @@ TEST(StateRecord, ReadsFormat1) {
     EXPECT_EQ(back.run_id, 0x99u);
     EXPECT_EQ(back.system_id, 0u) << "format 1 knows no system identifier";
     EXPECT_EQ(back.checkpoint_lsn, 0u);
+    EXPECT_EQ(back.node_id, -1) << "format 1 knows no lease";
     EXPECT_FALSE(decode_state(bytes, sizeof bytes - 1, &back)) << "a short record";
 }
 

@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# Node ids leased from a registry (snowflake_id.registry), on real servers:
+# one registry database and the nodes that lease from it.
+#  - five nodes with worker_id = 'auto', started at once, get five
+#    different node ids and mint together; no ID repeats and each decodes
+#    to its node;
+#  - a clean restart gets the same node id back;
+#  - a static worker id that a live server holds is refused, naming both
+#    servers, and the holder keeps minting;
+#  - a node whose layout differs from the cluster's is refused a lease;
+#  - with the registry stopped, nodes mint until their lease deadline and
+#    then refuse with the documented ERROR; with it back they resume;
+#  - fencing: a node frozen with SIGSTOP until its lease expires, its id
+#    taken by a new node whose clock is ten minutes behind (libfaketime), then
+#    thawed with SIGCONT: the old node refuses, every ID of the new node is
+#    above every ID of the old one, and no ID repeats.
+set -euo pipefail
+source "$(dirname "$0")/../lib/cluster.sh"
+sf_init_workspace
+sf_stage
+sf_fake_clock
+
+sf_new registry preload=no
+sf_start registry || sf_die "the registry did not start"
+sf_psql registry -c "CREATE EXTENSION snowflake_id"
+registry_conf="snowflake_id.registry = '$(sf_connstr registry)'"
+ttl_conf="snowflake_id.lease_ttl = '6s'"
+
+state_of() { sf_psql "$1" -c "SELECT lease_state FROM snowflake_status"; }
+leases() { sf_psql registry -c "SELECT $1 FROM snowflake_registry_leases ORDER BY node_id"; }
+node_of() { sf_psql "$1" -c "SELECT worker_id FROM snowflake_status"; }
+
+# --- five 'auto' nodes at once ---------------------------------------------
+nodes=(n1 n2 n3 n4 n5)
+for n in "${nodes[@]}"; do
+    sf_new "$n" "snowflake_id.worker_id = 'auto'" "$registry_conf" "$ttl_conf"
+done
+for n in "${nodes[@]}"; do
+    sf_start "$n" &
+done
+wait
+for n in "${nodes[@]}"; do
+    sf_psql "$n" -c "CREATE EXTENSION snowflake_id"
+    sf_poll "$n" "SELECT lease_state FROM snowflake_status" held
+done
+sf_expect_eq "five nodes hold five different node ids" 5 \
+    "$(for n in "${nodes[@]}"; do node_of "$n"; done | sort -u | wc -l)"
+sf_expect_eq "the registry lists five live leases" "live live live live live" \
+    "$(leases state | tr '\n' ' ' | sed 's/ $//')"
+pids=()
+for n in "${nodes[@]}"; do
+    sf_stream_ids "$n" "$SF_WORK/$n.ids" 20000 &
+    pids+=("$!")
+done
+for p in "${pids[@]}"; do wait "$p" || sf_die "a node failed to mint"; done
+sf_expect_eq "no ID repeats across the five nodes" 0 "$(cat "$SF_WORK"/n?.ids | sort | uniq -d | wc -l)"
+for n in "${nodes[@]}"; do
+    sf_expect_eq "every ID of $n decodes to its node id" "$(node_of "$n")" "$(sf_psql "$n" -c "
+        CREATE TEMP TABLE ids (id bigint);
+        COPY ids FROM '$SF_WORK/$n.ids';
+        SELECT string_agg(DISTINCT (snowflake_decode(id)).worker_id::text, ',') FROM ids")"
+done
+
+# --- a clean restart keeps the node id ---------------------------------------
+before=$(node_of n1)
+sf_stop n1
+sf_start n1 || sf_die "n1 did not restart"
+sf_poll n1 "SELECT lease_state FROM snowflake_status" held
+sf_expect_eq "after a clean restart n1 holds the same node id" "$before" "$(node_of n1)"
+sf_stream_ids n1 "$SF_WORK/n1.after" 1000
+sf_expect_above "n1 after its restart" "$SF_WORK/n1.ids" -- "$SF_WORK/n1.after"
+
+# --- a static id held by a live server ---------------------------------------
+taken=$(node_of n2)
+sf_new dup "snowflake_id.worker_id = $taken" "$registry_conf" "$ttl_conf"
+sf_start dup || sf_die "dup did not start"
+sf_psql dup -c "CREATE EXTENSION snowflake_id"
+sf_poll dup "SELECT lease_state FROM snowflake_status" refused
+out=$(sf_psql dup -c "SELECT snowflake_nextval()" 2>&1 || true)
+sf_expect_match "a second server with the same static id is refused" \
+    'ERROR: +the registry refused this server a node id lease' "$out"
+sf_expect_match "... naming both servers" \
+    "node id $taken is held by another server: It is held by .*data directory $(sf_datadir n2).*this server is .*data directory $(sf_datadir dup)" \
+    "$out"
+sf_stream_ids n2 "$SF_WORK/n2.more" 1000
+sf_expect_eq "the holder keeps minting" 1000 "$(wc -l <"$SF_WORK/n2.more")"
+sf_stop dup
+
+# --- one layout per cluster --------------------------------------------------
+sf_new wide "snowflake_id.worker_id = 'auto'" "snowflake_id.sequence_bits = 11" "$registry_conf" \
+    "$ttl_conf"
+sf_start wide || sf_die "wide did not start"
+sf_psql wide -c "CREATE EXTENSION snowflake_id"
+sf_poll wide "SELECT lease_state FROM snowflake_status" refused
+sf_expect_match "a node with another layout is refused a lease, naming both layouts" \
+    "the layout of this server differs from the cluster's: The registry's cluster uses 0 datacenter, 10 worker and 12 sequence bits .*this server runs 0 datacenter, 10 worker and 11 sequence bits" \
+    "$(sf_psql wide -c "SELECT lease_message FROM snowflake_status")"
+sf_stop wide
+
+# --- the registry stopped, then back -----------------------------------------
+sf_stop registry
+sf_stream_ids n3 "$SF_WORK/n3.during" 1000
+sf_log "ok: with the registry down, n3 mints until its deadline"
+# Bounded poll: the deadline is at most lease_ttl (6 s) after the last renewal.
+for _ in $(seq 1 200); do
+    out=$(sf_psql n3 -c "SELECT snowflake_nextval()" 2>&1) || break
+    sf_psql n3 -c "SELECT pg_sleep(0.05)" >/dev/null
+done
+sf_expect_match "past the deadline n3 refuses, naming the registry and the last renewal" \
+    'ERROR: +the node id lease of this server expired: the registry last confirmed it [0-9]+ ms ago' \
+    "$out"
+sf_expect_match "... with the registry's last word" "DETAIL: +Registry host=$(sf_sockdir registry)" "$out"
+sf_start registry || sf_die "the registry did not restart"
+sf_poll n3 "SELECT lease_state FROM snowflake_status" held
+sf_stream_ids n3 "$SF_WORK/n3.back" 1000
+sf_expect_above "n3 once the registry is back" "$SF_WORK/n3.ids" "$SF_WORK/n3.during" -- \
+    "$SF_WORK/n3.back"
+
+# --- fencing: SIGSTOP, takeover by a node ten minutes behind, SIGCONT ---------
+# A static id, so that the thawed node cannot simply lease another one.
+frozen=900
+sf_new old "snowflake_id.worker_id = $frozen" "$registry_conf" "$ttl_conf"
+sf_start old || sf_die "old did not start"
+sf_psql old -c "CREATE EXTENSION snowflake_id"
+sf_poll old "SELECT lease_state FROM snowflake_status" held
+sf_stream_ids old "$SF_WORK/old.before" 5000
+pm=$(sf_as_server head -1 "$(sf_datadir old)/postmaster.pid")
+old_pids="$pm $(pgrep -P "$pm" | tr '\n' ' ')"
+# shellcheck disable=SC2086
+kill -STOP $old_pids
+sf_poll registry "SELECT state FROM snowflake_registry_leases WHERE node_id = $frozen" expired
+sf_log "ok: the frozen node's lease expired"
+echo "-600" >"$SF_CLOCK"
+sf_new taker "snowflake_id.worker_id = $frozen" "$registry_conf" "$ttl_conf"
+sf_start taker "${SF_FAKE_ENV[@]}" || sf_die "taker did not start"
+sf_psql taker -c "CREATE EXTENSION snowflake_id"
+sf_poll taker "SELECT lease_state FROM snowflake_status" held
+sf_expect_eq "the taker's clock is ten minutes behind" t "$(sf_psql taker -c "
+    SELECT clock_timestamp() < '$(sf_psql registry -c 'SELECT clock_timestamp()')'::timestamptz
+                               - interval '590 s'")"
+sf_stream_ids taker "$SF_WORK/taker.ids" 5000
+sf_expect_above "the new holder of node id $frozen" "$SF_WORK/old.before" -- "$SF_WORK/taker.ids"
+# shellcheck disable=SC2086
+kill -CONT $old_pids
+out=$(sf_psql old -c "SELECT snowflake_nextval()" 2>&1 || true)
+sf_expect_match "the thawed old holder refuses" \
+    'ERROR: +(the node id lease of this server expired|the next snowflake ID .* is past the bound the registry recorded|the registry refused this server a node id lease)' \
+    "$out"
+sf_poll old "SELECT lease_state FROM snowflake_status" refused
+out=$(sf_psql old -c "SELECT snowflake_nextval()" 2>&1 || true)
+sf_expect_match "... and keeps refusing, naming the new holder" \
+    "node id $frozen is held by another server: It is held by .*data directory $(sf_datadir taker)" \
+    "$out"
+sf_expect_eq "no ID repeats across every node" 0 \
+    "$(cat "$SF_WORK"/*.ids "$SF_WORK"/*.before "$SF_WORK"/*.after "$SF_WORK"/*.during \
+        "$SF_WORK"/*.back "$SF_WORK"/*.more | sort | uniq -d | wc -l)"
