@@ -28,6 +28,7 @@ enum class ErrorCode : int {
     invalid_spec,         // a foreign layout (preset name or spec) that cannot be read
     invalid_objectid,     // text that is not 24 hexadecimal digits
     block_too_large,      // a block of IDs that no call could ever be given
+    registry,             // the registry of node ids refused or could not be reached
 };
 
 // Deliberately without initialisers: the generator's hot path declares one

@@ -16,6 +16,7 @@ int sqlstate_for(snowflake::ErrorCode code) {
             return ERRCODE_INVALID_PARAMETER_VALUE;
         case ErrorCode::invalid_node:
         case ErrorCode::clock_behind:
+        case ErrorCode::registry:
             return ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE;
         case ErrorCode::timestamp_exhausted:
             // What nextval() raises when a sequence reaches its maximum.

@@ -1,6 +1,5 @@
 // snowflake_nextval() and snowflake_nextval(n): the generator's SQL face.
 #include "core/state_record.hpp"
-#include "core/epoch.hpp"
 #include "pg_shared.hpp"
 
 extern "C" {
@@ -122,7 +121,7 @@ bool sleep_on_latch(void *, int64_t ms, int64_t *slept_us) {
 // The registry's part of a message: which registry, and its last word.
 struct LeaseTexts {
     char registry[256];
-    char message[512];
+    char message[1024];
 };
 void lease_texts(LeaseTexts *out) {
     LWLockAcquire(sf_shared->lock, LW_SHARED);
@@ -307,30 +306,12 @@ IssuedIds issue_ids(const snowflake::GeneratorParams &params, int64_t count) {
 
 }  // namespace
 
-void sf_raise_lease_bound_reached(uint64_t need_id) {
+void sf_raise_lease_bound_reached(uint64_t) {
+    // The bound is the clock at the last confirmed renewal plus lease_ttl:
+    // reaching it is the lease running out, in ID time, whether or not the
+    // worker has marked it expired yet.
     sf_count(&StatusCounters::errors);
-    LeaseTexts texts;
-    lease_texts(&texts);
-    char need_text[40];
-    char bound_text[40];
-    const snowflake::Layout &layout = sf_layout;
-    snowflake::format_utc(
-        layout.epoch_unix_ms() + static_cast<int64_t>(need_id >> layout.timestamp_shift()),
-        need_text, sizeof need_text);
-    snowflake::format_utc(
-        layout.epoch_unix_ms() +
-            static_cast<int64_t>(sf_shared->lease.below.load() >> layout.timestamp_shift()),
-        bound_text, sizeof bound_text);
-    ereport(ERROR,
-            (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-             errmsg("the next snowflake ID (time %s) is past the bound the registry recorded for "
-                    "this server's lease (%s)",
-                    need_text, bound_text),
-             errdetail("Registry %s: %s. A server never issues IDs above the bound it has "
-                       "recorded: a later holder of its node id starts above it.",
-                       texts.registry, texts.message),
-             errhint("IDs resume by themselves once a renewal is confirmed; see "
-                     "snowflake_status.")));
+    raise_lease_refusal(LeaseStatus::expired);
 }
 
 extern "C" Datum snowflake_nextval(PG_FUNCTION_ARGS) {

@@ -4,11 +4,14 @@
 // ids"), renews it, and publishes it in shared memory (LeaseState).
 //
 // One background worker, started after recovery (a standby mints nothing;
-// a promoted one starts it), and only when a registry is set. It talks to
-// the registry with libpq as the WAL receiver and dblink do: a non-blocking
-// connection and queries, waited on with WaitLatchOrSocket, so SIGTERM,
-// SIGHUP and the postmaster's death are seen at once and every network wait
-// has a timeout. Nothing on the snowflake_nextval() path touches the network.
+// a promoted one starts it), and only when a registry is set. It knows the
+// registry only as a snowflake::RegistryStore (src/core/registry.hpp); the
+// PostgreSQL store (pg_registry_pq.cpp) waits on the network with
+// WaitLatchOrSocket, so SIGTERM, SIGHUP and the postmaster's death are seen
+// at once and every wait has a time limit. Nothing on the
+// snowflake_nextval() path touches the network. An ERROR in this process
+// has no handler to return to: it ends the process (the postmaster starts
+// it again), and the connection closes with it.
 //
 // Fencing, as the worker keeps it:
 //  - A renewal is sent with bound = the generator's clock + lease_ttl: the
@@ -25,7 +28,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "pg_shared.hpp"
+#include "pg_registry.hpp"
 
 extern "C" {
 #include <unistd.h>
@@ -90,9 +93,7 @@ void sf_register_registry_worker() {
 namespace {
 
 constexpr int64_t kNsPerMs = 1000000;
-// How long one connection attempt or query may take, and the pause before
-// trying again after a failure.
-constexpr int64_t kNetworkTimeoutMs = 5000;
+// The pause before trying again after the registry could not be reached.
 constexpr int64_t kRetryMs = 1000;
 
 volatile sig_atomic_t shutdown_requested = false;
@@ -105,8 +106,6 @@ void handle_sigterm(SIGNAL_ARGS) {
     errno = save_errno;
 }
 
-// The worker's own state; the connection lives for the process.
-PGconn *conn = nullptr;
 char hostname[256];
 
 LeaseState &lease() {
@@ -159,217 +158,21 @@ void describe_registry() {
     LWLockRelease(sf_shared->lock);
 }
 
-void drop_connection() {
-    if (conn != nullptr) {
-        PQfinish(conn);
-        conn = nullptr;
-    }
-}
-
-// A failure to reach the registry: counted, said, and the connection
-// dropped so that the next attempt starts afresh.
-void network_failure(const char *what) {
-    char text[512];
-    snprintf(text, sizeof text, "%s: %s", what,
-             conn != nullptr ? PQerrorMessage(conn) : "out of memory");
-    // libpq's messages end with a newline.
-    const size_t len = strlen(text);
-    if (len > 0 && text[len - 1] == '\n') {
-        text[len - 1] = '\0';
-    }
-    lease().failures.fetch_add(1, std::memory_order_relaxed);
+// What a call that did not succeed leaves behind: its message, and for the
+// network a count and a LOG line.
+void note_failure(snowflake::StoreOutcome outcome, const snowflake::Error &err) {
+    char text[sizeof lease().message];
+    snprintf(text, sizeof text, "%s%s%s", err.message, err.detail[0] != '\0' ? ": " : "",
+             err.detail);
     set_message(text);
-    ereport(LOG, (errmsg("snowflake_id: registry %s", text)));
-    drop_connection();
-}
-
-// Waits for the socket (or the latch, or the time limit); false when the
-// time limit passed or a shutdown was asked for.
-bool wait_socket(int events, int64_t until_mono_ns) {
-    for (;;) {
-        if (shutdown_requested) {
-            return false;
-        }
-        const int64_t left_ms = (until_mono_ns - sf_monotonic_ns()) / kNsPerMs;
-        if (left_ms <= 0) {
-            return false;
-        }
-        const int rc =
-            WaitLatchOrSocket(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH | events,
-                              PQsocket(conn), left_ms, PG_WAIT_EXTENSION);
-        if (rc & WL_LATCH_SET) {
-            ResetLatch(MyLatch);
-            CHECK_FOR_INTERRUPTS();
-        }
-        if (rc & events) {
-            return true;
-        }
-    }
-}
-
-bool connect_registry() {
-    if (conn != nullptr) {
-        return true;
-    }
-    const int64_t until = sf_monotonic_ns() + kNetworkTimeoutMs * kNsPerMs;
-    conn = PQconnectStart(sf_registry);
-    if (conn == nullptr || PQstatus(conn) == CONNECTION_BAD) {
-        network_failure("could not connect");
-        return false;
-    }
-    PostgresPollingStatusType poll = PGRES_POLLING_WRITING;
-    while (poll != PGRES_POLLING_OK) {
-        if (poll == PGRES_POLLING_FAILED) {
-            network_failure("could not connect");
-            return false;
-        }
-        const int events = poll == PGRES_POLLING_READING ? WL_SOCKET_READABLE : WL_SOCKET_WRITEABLE;
-        if (!wait_socket(events, until)) {
-            if (!shutdown_requested) {
-                network_failure("timed out connecting");
-            }
-            drop_connection();
-            return false;
-        }
-        poll = PQconnectPoll(conn);
-    }
-    if (PQsetnonblocking(conn, 1) != 0) {
-        network_failure("could not use the connection");
-        return false;
-    }
-    return true;
-}
-
-enum class QueryOutcome { ok, refused, failed };
-
-// Runs one query with text parameters; on `ok` *result holds its rows (the
-// caller clears it). `refused`: the registry raised an ERROR, whose text
-// goes to the lease message and *sqlstate. `failed`: the network.
-QueryOutcome run_query(const char *sql, int nparams, const char *const *params, PGresult **result,
-                       char sqlstate[6]) {
-    *result = nullptr;
-    sqlstate[0] = '\0';
-    if (!connect_registry()) {
-        return QueryOutcome::failed;
-    }
-    const int64_t until = sf_monotonic_ns() + kNetworkTimeoutMs * kNsPerMs;
-    if (!PQsendQueryParams(conn, sql, nparams, nullptr, params, nullptr, nullptr, 0)) {
-        network_failure("could not send a query");
-        return QueryOutcome::failed;
-    }
-    for (;;) {  // flush what is queued
-        const int flushed = PQflush(conn);
-        if (flushed == 0) {
-            break;
-        }
-        if (flushed < 0 || !wait_socket(WL_SOCKET_WRITEABLE, until)) {
-            network_failure("could not send a query");
-            return QueryOutcome::failed;
-        }
-    }
-    PGresult *last = nullptr;
-    for (;;) {
-        while (PQisBusy(conn)) {
-            if (!wait_socket(WL_SOCKET_READABLE, until) || !PQconsumeInput(conn)) {
-                if (last != nullptr) {
-                    PQclear(last);
-                }
-                network_failure("no answer to a query");
-                return QueryOutcome::failed;
-            }
-        }
-        PGresult *r = PQgetResult(conn);
-        if (r == nullptr) {
-            break;
-        }
-        if (last != nullptr) {
-            PQclear(last);
-        }
-        last = r;
-    }
-    if (last == nullptr) {
-        network_failure("no answer to a query");
-        return QueryOutcome::failed;
-    }
-    if (PQresultStatus(last) == PGRES_TUPLES_OK) {
-        *result = last;
-        return QueryOutcome::ok;
-    }
-    const char *state = PQresultErrorField(last, PG_DIAG_SQLSTATE);
-    snprintf(sqlstate, 6, "%s", state != nullptr ? state : "");
-    char text[512];
-    const char *primary = PQresultErrorField(last, PG_DIAG_MESSAGE_PRIMARY);
-    const char *detail = PQresultErrorField(last, PG_DIAG_MESSAGE_DETAIL);
-    snprintf(text, sizeof text, "%s%s%s", primary != nullptr ? primary : PQerrorMessage(conn),
-             detail != nullptr ? ": " : "", detail != nullptr ? detail : "");
-    PQclear(last);
-    set_message(text);
-    // A class 08 (connection) or 57 (shutdown) error is the network's, not
-    // the registry's answer.
-    if (strncmp(sqlstate, "08", 2) == 0 || strncmp(sqlstate, "57", 2) == 0) {
+    if (outcome == snowflake::StoreOutcome::unreachable && !shutdown_requested) {
         lease().failures.fetch_add(1, std::memory_order_relaxed);
-        drop_connection();
-        return QueryOutcome::failed;
+        ereport(LOG, (errmsg("snowflake_id: registry %s", err.message)));
     }
-    return QueryOutcome::refused;
 }
 
-// Integers as query parameters.
-struct Param {
-    char text[32];
-};
-void param_of(Param *p, long long v) {
-    snprintf(p->text, sizeof p->text, "%lld", v);
-}
-void param_of_unsigned(Param *p, unsigned long long v) {
-    snprintf(p->text, sizeof p->text, "%llu", v);
-}
-
-int64_t unix_ms_of_id_time(uint64_t id) {
-    return sf_layout.epoch_unix_ms() + static_cast<int64_t>(id >> sf_layout.timestamp_shift());
-}
-
-// The ID bound for "IDs carry times below bound_ms".
-uint64_t id_bound_of(int64_t bound_unix_ms) {
-    const int64_t ts =
-        std::min(bound_unix_ms - sf_layout.epoch_unix_ms(), sf_layout.max_timestamp() + 1);
-    return ts <= 0 ? 0 : static_cast<uint64_t>(ts) << sf_layout.timestamp_shift();
-}
-
-int64_t timestamptz_text_to_unix_ms(const char *text) {
-    // The registry sends expires_at as epoch seconds (see the queries).
-    return static_cast<int64_t>(strtod(text, nullptr) * 1000.0);
-}
-
-// Records the next bound with the registry; true once it has confirmed it.
-// A refusal means the lease is lost.
-QueryOutcome renew() {
-    const int64_t sent_mono = sf_monotonic_ns();
-    const int64_t ttl_ms = sf_lease_ttl_ms;
-    const int64_t clock_ms = sf_generator_clock_ms();
-    const int64_t bound_ms = clock_ms + ttl_ms;
-    Param node, fence, instance, bound, ttl;
-    param_of(&node, lease().node.load());
-    param_of(&fence, lease().fence.load());
-    param_of(&instance, static_cast<long long>(sf_shared->run_id >> 1));
-    param_of(&bound, bound_ms);
-    param_of(&ttl, ttl_ms);
-    const char *params[] = {node.text, fence.text, instance.text, bound.text, ttl.text};
-    PGresult *result = nullptr;
-    char sqlstate[6];
-    const QueryOutcome outcome =
-        run_query("SELECT extract(epoch FROM snowflake_registry_renew($1, $2, $3, $4, $5))", 5,
-                  params, &result, sqlstate);
-    if (outcome != QueryOutcome::ok) {
-        return outcome;
-    }
-    lease().expires_unix_ms.store(timestamptz_text_to_unix_ms(PQgetvalue(result, 0, 0)));
-    PQclear(result);
-    sf_raise_to(lease().below, id_bound_of(bound_ms));
-    lease().deadline_mono_ns.store(sent_mono + ttl_ms * kNsPerMs);
-    lease().last_ok_unix_ms.store(sf_wall_clock_ms());
-    lease().renewals.fetch_add(1, std::memory_order_relaxed);
-    return QueryOutcome::ok;
+int64_t instance_id() {
+    return static_cast<int64_t>(sf_shared->run_id >> 1);  // a bigint in the registry
 }
 
 // The node id the settings ask for; -1 for 'auto'.
@@ -381,104 +184,103 @@ int64_t wanted_node() {
            sf_worker_id;
 }
 
-// Leases a node id: the configured one, or for 'auto' the one the durable
-// state was made with if it is free, else any.
-QueryOutcome acquire() {
-    LWLockAcquire(sf_shared->lock, LW_SHARED);
-    const int previous_node = sf_shared->have_stored ? sf_shared->stored.node_id : -1;
-    const int64_t previous_fence = sf_shared->have_stored ? sf_shared->stored.fence : 0;
-    LWLockRelease(sf_shared->lock);
-    const bool is_auto = sf_worker_id == kWorkerIdAuto;
-    const auto &w = sf_layout.widths();
-    Param requested, preferred, fence, system_id, instance, port, timeline, dc_bits, worker_bits,
-        seq_bits, epoch, drift, ttl, clock;
-    param_of(&requested, wanted_node());
-    param_of(&preferred, previous_node);
-    param_of(&fence, previous_fence);
-    param_of_unsigned(&system_id, GetSystemIdentifier());
-    param_of(&instance, static_cast<long long>(sf_shared->run_id >> 1));
-    param_of(&port, PostPortNumber);
-    param_of(&timeline, GetWALInsertionTimeLine());
-    param_of(&dc_bits, w.datacenter_bits);
-    param_of(&worker_bits, w.worker_bits);
-    param_of(&seq_bits, w.sequence_bits);
-    param_of(&epoch, sf_layout.epoch_unix_ms());
-    param_of(&drift, sf_max_clock_drift_ms);
-    param_of(&ttl, sf_lease_ttl_ms);
-    param_of(&clock, sf_generator_clock_ms());
-    const char *params[] = {is_auto ? nullptr : requested.text,
-                            previous_node >= 0 ? preferred.text : nullptr,
-                            previous_fence > 0 ? fence.text : nullptr,
-                            system_id.text,
-                            instance.text,
-                            hostname,
-                            port.text,
-                            DataDir,
-                            timeline.text,
-                            dc_bits.text,
-                            worker_bits.text,
-                            seq_bits.text,
-                            epoch.text,
-                            drift.text,
-                            ttl.text,
-                            clock.text};
-    PGresult *result = nullptr;
-    char sqlstate[6];
-    const QueryOutcome outcome = run_query(
-        "SELECT node_id, fence, floor_ms FROM snowflake_registry_acquire($1, $2, $3, $4, $5, $6, "
-        "$7, $8, $9, $10, $11, $12, $13, $14, $15, $16)",
-        16, params, &result, sqlstate);
-    if (outcome == QueryOutcome::refused) {
-        set_status(LeaseStatus::refused);
-        char text[512];
-        LWLockAcquire(sf_shared->lock, LW_SHARED);
-        snprintf(text, sizeof text, "%s", lease().message);
-        LWLockRelease(sf_shared->lock);
-        ereport(WARNING, (errmsg("snowflake_id: the registry refused a node id lease: %s", text),
-                          errdetail("snowflake_nextval() refuses to issue IDs until it grants "
-                                    "one; the worker asks again every %d ms.",
-                                    sf_lease_ttl_ms / 3)));
-    }
-    if (outcome != QueryOutcome::ok) {
+// Records the next bound with the registry and, once it has confirmed it,
+// publishes it with the new deadline. Sets *next_renewal_mono_ns.
+snowflake::StoreOutcome renew(snowflake::RegistryStore &store, int64_t *next_renewal_mono_ns) {
+    const snowflake::RenewalPlan plan =
+        snowflake::plan_renewal(sf_generator_clock_ms(), sf_monotonic_ns(), sf_lease_ttl_ms);
+    int64_t expires_unix_ms = 0;
+    snowflake::Error err;
+    const snowflake::StoreOutcome outcome =
+        store.renew(lease().node.load(), lease().fence.load(), instance_id(), plan.bound_unix_ms,
+                    sf_lease_ttl_ms, &expires_unix_ms, &err);
+    if (outcome != snowflake::StoreOutcome::ok) {
+        note_failure(outcome, err);
         return outcome;
     }
-    const int64_t node = strtoll(PQgetvalue(result, 0, 0), nullptr, 10);
-    const int64_t granted_fence = strtoll(PQgetvalue(result, 0, 1), nullptr, 10);
-    const int64_t floor_ms = strtoll(PQgetvalue(result, 0, 2), nullptr, 10);
-    PQclear(result);
-    lease().node.store(node);
-    lease().fence.store(granted_fence);
-    sf_resume_at_lease_floor(floor_ms, node);
-    ereport(LOG,
-            (errmsg("snowflake_id: leased node id %lld (datacenter %lld, worker %lld) with "
-                    "fence %lld",
-                    static_cast<long long>(node), static_cast<long long>(node >> w.worker_bits),
-                    static_cast<long long>(node & ((int64_t{1} << w.worker_bits) - 1)),
-                    static_cast<long long>(granted_fence))));
-    return QueryOutcome::ok;
+    sf_raise_to(lease().below, snowflake::lease_id_bound(sf_layout, plan.bound_unix_ms));
+    lease().deadline_mono_ns.store(plan.deadline_mono_ns);
+    lease().expires_unix_ms.store(expires_unix_ms);
+    lease().last_ok_unix_ms.store(sf_wall_clock_ms());
+    lease().renewals.fetch_add(1, std::memory_order_relaxed);
+    *next_renewal_mono_ns = plan.next_renewal_mono_ns;
+    return outcome;
 }
 
-void release() {
+// Leases a node id: the configured one, or for 'auto' the one the durable
+// state was made with if it is free, else any; then raises the generator's
+// floor above the previous holder's recorded bound.
+snowflake::StoreOutcome acquire(snowflake::RegistryStore &store) {
+    snowflake::LeaseRequest request;
+    LWLockAcquire(sf_shared->lock, LW_SHARED);
+    request.preferred_node = sf_shared->have_stored ? sf_shared->stored.node_id : -1;
+    request.previous_fence = sf_shared->have_stored ? sf_shared->stored.fence : 0;
+    LWLockRelease(sf_shared->lock);
+    if (sf_worker_id != kWorkerIdAuto) {
+        request.requested_node = wanted_node();
+        request.preferred_node = -1;
+    }
+    request.holder.system_id = GetSystemIdentifier();
+    request.holder.instance = instance_id();
+    request.holder.host = hostname;
+    request.holder.port = PostPortNumber;
+    request.holder.data_directory = DataDir;
+    request.holder.timeline = static_cast<int>(GetWALInsertionTimeLine());
+    request.widths = sf_layout.widths();
+    request.epoch_unix_ms = sf_layout.epoch_unix_ms();
+    request.max_clock_drift_ms = sf_max_clock_drift_ms;
+    request.ttl_ms = sf_lease_ttl_ms;
+    request.clock_unix_ms = sf_generator_clock_ms();
+    snowflake::LeaseGrant grant;
+    snowflake::Error err;
+    const snowflake::StoreOutcome outcome = store.acquire(request, &grant, &err);
+    if (outcome != snowflake::StoreOutcome::ok) {
+        note_failure(outcome, err);
+        if (outcome == snowflake::StoreOutcome::refused) {
+            set_status(LeaseStatus::refused);
+            ereport(WARNING,
+                    (errmsg("snowflake_id: the registry refused a node id lease: %s", err.message),
+                     err.detail[0] != '\0' ? errdetail("%s", err.detail) : 0,
+                     errhint("snowflake_nextval() refuses to issue IDs until it grants one; the "
+                             "worker asks again every %d ms.",
+                             sf_lease_ttl_ms / static_cast<int>(snowflake::kRenewalsPerTtl))));
+        }
+        return outcome;
+    }
+    lease().node.store(grant.node);
+    lease().fence.store(grant.fence);
+    sf_resume_at_lease_floor(grant.floor_unix_ms, grant.node);
+    const int worker_bits = sf_layout.widths().worker_bits;
+    ereport(LOG, (errmsg("snowflake_id: leased node id %lld (datacenter %lld, worker %lld) with "
+                         "fence %lld",
+                         static_cast<long long>(grant.node),
+                         static_cast<long long>(grant.node >> worker_bits),
+                         static_cast<long long>(grant.node & ((int64_t{1} << worker_bits) - 1)),
+                         static_cast<long long>(grant.fence))));
+    return outcome;
+}
+
+// Gives the lease back (a clean stop, or another node id configured). No
+// new IDs on it from here: the recorded bound stays as it is, so the next
+// holder starts above every ID issued on it.
+void release(snowflake::RegistryStore &store) {
     if (status() != LeaseStatus::held) {
         return;
     }
-    Param node, fence, instance, bound;
-    param_of(&node, lease().node.load());
-    param_of(&fence, lease().fence.load());
-    param_of(&instance, static_cast<long long>(sf_shared->run_id >> 1));
-    param_of(&bound, unix_ms_of_id_time(lease().below.load()));
-    const char *params[] = {node.text, fence.text, instance.text, bound.text};
-    // No new IDs on a lease being given back.
     set_status(LeaseStatus::waiting);
-    PGresult *result = nullptr;
-    char sqlstate[6];
-    // The query's waits end early on a shutdown request: let this one run
-    // (within its timeout), and keep the request.
+    const int64_t bound_unix_ms =
+        sf_layout.epoch_unix_ms() +
+        static_cast<int64_t>(lease().below.load() >> sf_layout.timestamp_shift());
+    lease().below.store(0);
+    // The call's waits end early on a shutdown request: let this one run
+    // (within its time limit), and keep the request.
     const bool stopping = shutdown_requested;
     shutdown_requested = false;
-    if (run_query("SELECT snowflake_registry_release($1, $2, $3, $4)", 4, params, &result,
-                  sqlstate) == QueryOutcome::ok) {
-        PQclear(result);
+    snowflake::Error err;
+    const snowflake::StoreOutcome outcome = store.release(lease().node.load(), lease().fence.load(),
+                                                          instance_id(), bound_unix_ms, &err);
+    if (outcome != snowflake::StoreOutcome::ok) {
+        note_failure(outcome, err);
     }
     shutdown_requested = shutdown_requested || stopping;
 }
@@ -488,27 +290,12 @@ void lose_lease(LeaseStatus why) {
     lease().below.store(0);
 }
 
-}  // namespace
-
-extern "C" void sf_registry_worker_main(Datum) {
-    pqsignal(SIGHUP, SignalHandlerForConfigReload);
-    pqsignal(SIGTERM, handle_sigterm);
-    BackgroundWorkerUnblockSignals();
-    if (gethostname(hostname, sizeof hostname) != 0) {
-        snprintf(hostname, sizeof hostname, "unknown");
-    }
-    hostname[sizeof hostname - 1] = '\0';
-    describe_registry();
-    lease().auto_node.store(sf_worker_id == kWorkerIdAuto);
-    if (status() == LeaseStatus::none) {
-        set_status(LeaseStatus::waiting);
-    }
+void run(snowflake::RegistryStore &store) {
     int64_t next_renewal = 0;  // monotonic ns
     for (;;) {
         if (shutdown_requested) {
-            release();
-            drop_connection();
-            proc_exit(0);
+            release(store);
+            return;
         }
         if (ConfigReloadPending) {
             ConfigReloadPending = false;
@@ -519,8 +306,7 @@ extern "C" void sf_registry_worker_main(Datum) {
                 // Another static id (or 'auto') was configured: give this
                 // lease back and ask for what is configured now.
                 ereport(LOG, (errmsg("snowflake_id: worker_id changed; leasing a node id again")));
-                release();
-                lease().below.store(0);
+                release(store);
             }
         }
         int64_t now = sf_monotonic_ns();
@@ -532,23 +318,21 @@ extern "C" void sf_registry_worker_main(Datum) {
         }
         int64_t wake = now + kRetryMs * kNsPerMs;
         if (status() != LeaseStatus::held) {
-            const QueryOutcome got = acquire();
-            if (got == QueryOutcome::ok) {
-                if (renew() == QueryOutcome::ok) {
+            const snowflake::StoreOutcome got = acquire(store);
+            if (got == snowflake::StoreOutcome::ok) {
+                if (renew(store, &next_renewal) == snowflake::StoreOutcome::ok) {
                     set_status(LeaseStatus::held);
                     set_message("");
-                    next_renewal = sf_monotonic_ns() + sf_lease_ttl_ms / 3 * kNsPerMs;
                     wake = next_renewal;
                 }
-            } else if (got == QueryOutcome::refused) {
-                wake = now + sf_lease_ttl_ms / 3 * kNsPerMs;
+            } else if (got == snowflake::StoreOutcome::refused) {
+                wake = now + sf_lease_ttl_ms / snowflake::kRenewalsPerTtl * kNsPerMs;
             }
         } else if (now >= next_renewal) {
-            const QueryOutcome renewed = renew();
-            if (renewed == QueryOutcome::ok) {
-                next_renewal = sf_monotonic_ns() + sf_lease_ttl_ms / 3 * kNsPerMs;
+            const snowflake::StoreOutcome renewed = renew(store, &next_renewal);
+            if (renewed == snowflake::StoreOutcome::ok) {
                 wake = next_renewal;
-            } else if (renewed == QueryOutcome::refused) {
+            } else if (renewed == snowflake::StoreOutcome::refused) {
                 lose_lease(LeaseStatus::waiting);
                 char text[512];
                 LWLockAcquire(sf_shared->lock, LW_SHARED);
@@ -568,4 +352,26 @@ extern "C" void sf_registry_worker_main(Datum) {
             CHECK_FOR_INTERRUPTS();
         }
     }
+}
+
+}  // namespace
+
+extern "C" void sf_registry_worker_main(Datum) {
+    pqsignal(SIGHUP, SignalHandlerForConfigReload);
+    pqsignal(SIGTERM, handle_sigterm);
+    BackgroundWorkerUnblockSignals();
+    if (gethostname(hostname, sizeof hostname) != 0) {
+        snprintf(hostname, sizeof hostname, "unknown");
+    }
+    hostname[sizeof hostname - 1] = '\0';
+    describe_registry();
+    lease().auto_node.store(sf_worker_id == kWorkerIdAuto);
+    if (status() == LeaseStatus::none) {
+        set_status(LeaseStatus::waiting);
+    }
+    {
+        PgRegistryStore store(sf_registry, &shutdown_requested);
+        run(store);
+    }
+    proc_exit(0);
 }

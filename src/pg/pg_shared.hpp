@@ -73,7 +73,7 @@ struct LeaseState {
     // Under SharedState::lock: the registry as messages name it (no
     // password) and the last error from it, for messages and the status.
     char registry[256] = {};
-    char message[512] = {};
+    char message[1024] = {};
 };
 
 struct SharedState {
@@ -197,7 +197,7 @@ enum class ReserveFor { issue, renewal };
 void sf_reserve(uint64_t need_id, ReserveFor why);
 void sf_wait_for_sync_standbys(XLogRecPtr lsn);
 // pg_generate.cpp: an ID at need_id would pass the bound the registry
-// recorded for the lease.
+// recorded for the lease: the lease has run out in ID time.
 [[noreturn]] void sf_raise_lease_bound_reached(uint64_t need_id);
 
 // pg_shmem.cpp: decides where the generator resumes from the floor now in

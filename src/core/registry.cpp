@@ -1,0 +1,21 @@
+#include "registry.hpp"
+
+#include <algorithm>
+
+namespace snowflake {
+
+RenewalPlan plan_renewal(int64_t clock_unix_ms, int64_t sent_mono_ns, int64_t ttl_ms) {
+    constexpr int64_t kNsPerMs = 1000000;
+    RenewalPlan plan;
+    plan.bound_unix_ms = clock_unix_ms + ttl_ms;
+    plan.deadline_mono_ns = sent_mono_ns + ttl_ms * kNsPerMs;
+    plan.next_renewal_mono_ns = sent_mono_ns + ttl_ms / kRenewalsPerTtl * kNsPerMs;
+    return plan;
+}
+
+uint64_t lease_id_bound(const Layout &layout, int64_t bound_unix_ms) {
+    const int64_t ts = std::min(bound_unix_ms - layout.epoch_unix_ms(), layout.max_timestamp() + 1);
+    return ts <= 0 ? 0 : static_cast<uint64_t>(ts) << layout.timestamp_shift();
+}
+
+}  // namespace snowflake

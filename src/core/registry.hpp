@@ -1,0 +1,92 @@
+// Node id leases from a registry, as a server sees them: one interface to
+// the store that keeps the leases (the PostgreSQL registry in
+// src/pg/pg_registry_pq.cpp; others can stand behind it), and the fencing
+// rules, which do not depend on the store.
+//
+// The store's contract, whatever it is built on (snowflake_id--1.3.sql, "The
+// registry of node ids", is the reference): every call is one atomic step in
+// the store; a lease has a fence that grows whenever another run of a server
+// takes the node id, and renew/release succeed only with the current fence
+// and run; a renewal records a bound (IDs carry times below it) that never
+// goes down; a grant taken from another holder carries a floor above that
+// holder's recorded bound plus its max_clock_drift.
+#pragma once
+#include "pure_cpp.hpp"
+
+#include <cstdint>
+
+#include "error.hpp"
+#include "layout.hpp"
+
+namespace snowflake {
+
+// The server asking: what the store records, and what tells a later run of
+// the same server, or its promoted standby, from a copy.
+struct LeaseHolder {
+    uint64_t system_id = 0;  // pg_control's system identifier
+    int64_t instance = 0;    // one run of the server
+    const char *host = "";
+    int port = 0;
+    const char *data_directory = "";
+    int timeline = 1;
+};
+
+struct LeaseRequest {
+    int64_t requested_node = -1;  // a static node id, or -1 for 'auto'
+    int64_t preferred_node = -1;  // 'auto': the node id of the durable state, or -1
+    int64_t previous_fence = 0;   // the fence the durable state recorded, or 0
+    LeaseHolder holder;
+    LayoutWidths widths;
+    int64_t epoch_unix_ms = 0;
+    int64_t max_clock_drift_ms = 0;
+    int64_t ttl_ms = 0;
+    int64_t clock_unix_ms = 0;  // the server's clock, to prefer ids whose bound is below it
+};
+
+struct LeaseGrant {
+    int64_t node = -1;
+    int64_t fence = 0;
+    int64_t floor_unix_ms = 0;  // every ID on the grant must carry a later time
+};
+
+enum class StoreOutcome {
+    ok,
+    refused,      // the store said no (held by another, layout, lost): err says why
+    unreachable,  // no answer: the network, a timeout, a shutdown
+};
+
+// A store of leases. The calls may block for their own timeouts; err is
+// filled for anything but ok.
+class RegistryStore {
+  public:
+    virtual ~RegistryStore() = default;
+    virtual StoreOutcome acquire(const LeaseRequest &request, LeaseGrant *grant, Error *err) = 0;
+    // Records bound_unix_ms; *expires_unix_ms: when the store lets the lease
+    // expire without another renewal.
+    virtual StoreOutcome renew(int64_t node, int64_t fence, int64_t instance, int64_t bound_unix_ms,
+                               int64_t ttl_ms, int64_t *expires_unix_ms, Error *err) = 0;
+    virtual StoreOutcome release(int64_t node, int64_t fence, int64_t instance,
+                                 int64_t bound_unix_ms, Error *err) = 0;
+};
+
+// Renewals per lease_ttl: a lease survives two failed renewals in a row.
+inline constexpr int64_t kRenewalsPerTtl = 3;
+
+// A renewal sent when the generator's clock reads clock_unix_ms and the
+// monotonic clock sent_mono_ns:
+struct RenewalPlan {
+    // What it records: no ID of this server may carry this time or later
+    // until the next renewal is confirmed.
+    int64_t bound_unix_ms = 0;
+    // Once confirmed: the server stops minting here. The store's expiry,
+    // measured from when it received the renewal, lies after it.
+    int64_t deadline_mono_ns = 0;
+    int64_t next_renewal_mono_ns = 0;
+};
+RenewalPlan plan_renewal(int64_t clock_unix_ms, int64_t sent_mono_ns, int64_t ttl_ms);
+
+// The generator's ID bound for a recorded bound: IDs below it carry times
+// below bound_unix_ms. 0 for a bound at or before the epoch.
+uint64_t lease_id_bound(const Layout &layout, int64_t bound_unix_ms);
+
+}  // namespace snowflake

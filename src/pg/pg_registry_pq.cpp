@@ -1,0 +1,271 @@
+// The PostgreSQL store of node id leases: a registry database where
+// snowflake_id is installed, reached with libpq. Its SQL
+// (snowflake_id--1.3.sql, "The registry of node ids") does each step
+// atomically; this file only calls it.
+//
+// libpq is used as the WAL receiver and dblink use it inside a server
+// process: a non-blocking connection and queries, waited on with
+// WaitLatchOrSocket, so that a shutdown request, SIGHUP and the
+// postmaster's death are seen at once and every network wait has a time
+// limit. Only the registry worker (pg_registry.cpp) uses it.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "pg_registry.hpp"
+
+extern "C" {
+#include "libpq-fe.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "storage/latch.h"
+}
+
+namespace {
+
+constexpr int64_t kNsPerMs = 1000000;
+
+// Integers as query parameters.
+struct QueryParam {
+    char text[32];
+};
+void param_of(QueryParam *p, long long v) {
+    snprintf(p->text, sizeof p->text, "%lld", v);
+}
+
+}  // namespace
+
+PgRegistryStore::PgRegistryStore(const char *conninfo, volatile sig_atomic_t *stop)
+    : conninfo_(conninfo), stop_(stop) {}
+
+PgRegistryStore::~PgRegistryStore() {
+    disconnect();
+}
+
+void PgRegistryStore::disconnect() {
+    if (conn_ != nullptr) {
+        PQfinish(conn_);
+        conn_ = nullptr;
+    }
+}
+
+// A failure to reach the registry: said in *err, and the connection dropped
+// so that the next call starts afresh.
+snowflake::StoreOutcome PgRegistryStore::unreachable(const char *what, snowflake::Error *err) {
+    char text[300];
+    snprintf(text, sizeof text, "%s", conn_ != nullptr ? PQerrorMessage(conn_) : "out of memory");
+    const size_t len = strlen(text);
+    if (len > 0 && text[len - 1] == '\n') {  // libpq's messages end with one
+        text[len - 1] = '\0';
+    }
+    snowflake::fail(err, snowflake::ErrorCode::registry, "%s: %s", what, text);
+    disconnect();
+    return snowflake::StoreOutcome::unreachable;
+}
+
+bool PgRegistryStore::wait_socket(int events, int64_t until_mono_ns) {
+    for (;;) {
+        if (*stop_) {
+            return false;
+        }
+        const int64_t left_ms = (until_mono_ns - sf_monotonic_ns()) / kNsPerMs;
+        if (left_ms <= 0) {
+            return false;
+        }
+        const int rc =
+            WaitLatchOrSocket(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH | events,
+                              PQsocket(conn_), left_ms, PG_WAIT_EXTENSION);
+        if (rc & WL_LATCH_SET) {
+            ResetLatch(MyLatch);
+            CHECK_FOR_INTERRUPTS();
+        }
+        if (rc & events) {
+            return true;
+        }
+    }
+}
+
+snowflake::StoreOutcome PgRegistryStore::connect(snowflake::Error *err) {
+    if (conn_ != nullptr) {
+        return snowflake::StoreOutcome::ok;
+    }
+    const int64_t until = sf_monotonic_ns() + kRegistryTimeoutMs * kNsPerMs;
+    conn_ = PQconnectStart(conninfo_);
+    if (conn_ == nullptr || PQstatus(conn_) == CONNECTION_BAD) {
+        return unreachable("could not connect", err);
+    }
+    PostgresPollingStatusType poll = PGRES_POLLING_WRITING;
+    while (poll != PGRES_POLLING_OK) {
+        if (poll == PGRES_POLLING_FAILED) {
+            return unreachable("could not connect", err);
+        }
+        const int events = poll == PGRES_POLLING_READING ? WL_SOCKET_READABLE : WL_SOCKET_WRITEABLE;
+        if (!wait_socket(events, until)) {
+            return unreachable("timed out connecting", err);
+        }
+        poll = PQconnectPoll(conn_);
+    }
+    if (PQsetnonblocking(conn_, 1) != 0) {
+        return unreachable("could not use the connection", err);
+    }
+    return snowflake::StoreOutcome::ok;
+}
+
+snowflake::StoreOutcome PgRegistryStore::query(const char *sql, int nparams,
+                                               const char *const *params, PGresult **rows,
+                                               snowflake::Error *err) {
+    *rows = nullptr;
+    const snowflake::StoreOutcome connected = connect(err);
+    if (connected != snowflake::StoreOutcome::ok) {
+        return connected;
+    }
+    const int64_t until = sf_monotonic_ns() + kRegistryTimeoutMs * kNsPerMs;
+    if (!PQsendQueryParams(conn_, sql, nparams, nullptr, params, nullptr, nullptr, 0)) {
+        return unreachable("could not send a query", err);
+    }
+    for (;;) {  // flush what is queued
+        const int flushed = PQflush(conn_);
+        if (flushed == 0) {
+            break;
+        }
+        if (flushed < 0 || !wait_socket(WL_SOCKET_WRITEABLE, until)) {
+            return unreachable("could not send a query", err);
+        }
+    }
+    PGresult *last = nullptr;
+    for (;;) {
+        while (PQisBusy(conn_)) {
+            if (!wait_socket(WL_SOCKET_READABLE, until) || !PQconsumeInput(conn_)) {
+                if (last != nullptr) {
+                    PQclear(last);
+                }
+                return unreachable("no answer to a query", err);
+            }
+        }
+        PGresult *r = PQgetResult(conn_);
+        if (r == nullptr) {
+            break;
+        }
+        if (last != nullptr) {
+            PQclear(last);
+        }
+        last = r;
+    }
+    if (last == nullptr) {
+        return unreachable("no answer to a query", err);
+    }
+    if (PQresultStatus(last) == PGRES_TUPLES_OK) {
+        *rows = last;
+        return snowflake::StoreOutcome::ok;
+    }
+    const char *state = PQresultErrorField(last, PG_DIAG_SQLSTATE);
+    const char *primary = PQresultErrorField(last, PG_DIAG_MESSAGE_PRIMARY);
+    const char *detail = PQresultErrorField(last, PG_DIAG_MESSAGE_DETAIL);
+    snowflake::fail(err, snowflake::ErrorCode::registry, "%s",
+                    primary != nullptr ? primary : PQerrorMessage(conn_));
+    if (detail != nullptr) {
+        snowflake::set_detail(err, "%s", detail);
+    }
+    // A class 08 (connection) or 57 (operator intervention: the registry
+    // shutting down) error is the network's, not the registry's answer.
+    const bool network =
+        state != nullptr && (strncmp(state, "08", 2) == 0 || strncmp(state, "57", 2) == 0);
+    PQclear(last);
+    if (network) {
+        disconnect();
+        return snowflake::StoreOutcome::unreachable;
+    }
+    return snowflake::StoreOutcome::refused;
+}
+
+snowflake::StoreOutcome PgRegistryStore::acquire(const snowflake::LeaseRequest &request,
+                                                 snowflake::LeaseGrant *grant,
+                                                 snowflake::Error *err) {
+    const snowflake::LeaseHolder &h = request.holder;
+    QueryParam requested, preferred, fence, system_id, instance, port, timeline, dc_bits,
+        worker_bits, seq_bits, epoch, drift, ttl, clock;
+    param_of(&requested, request.requested_node);
+    param_of(&preferred, request.preferred_node);
+    param_of(&fence, request.previous_fence);
+    snprintf(system_id.text, sizeof system_id.text, "%llu",
+             static_cast<unsigned long long>(h.system_id));
+    param_of(&instance, h.instance);
+    param_of(&port, h.port);
+    param_of(&timeline, h.timeline);
+    param_of(&dc_bits, request.widths.datacenter_bits);
+    param_of(&worker_bits, request.widths.worker_bits);
+    param_of(&seq_bits, request.widths.sequence_bits);
+    param_of(&epoch, request.epoch_unix_ms);
+    param_of(&drift, request.max_clock_drift_ms);
+    param_of(&ttl, request.ttl_ms);
+    param_of(&clock, request.clock_unix_ms);
+    const char *params[] = {request.requested_node >= 0 ? requested.text : nullptr,
+                            request.preferred_node >= 0 ? preferred.text : nullptr,
+                            request.previous_fence > 0 ? fence.text : nullptr,
+                            system_id.text,
+                            instance.text,
+                            h.host,
+                            port.text,
+                            h.data_directory,
+                            timeline.text,
+                            dc_bits.text,
+                            worker_bits.text,
+                            seq_bits.text,
+                            epoch.text,
+                            drift.text,
+                            ttl.text,
+                            clock.text};
+    PGresult *rows = nullptr;
+    const snowflake::StoreOutcome outcome = query(
+        "SELECT node_id, fence, floor_ms FROM snowflake_registry_acquire($1, $2, $3, $4, $5, $6, "
+        "$7, $8, $9, $10, $11, $12, $13, $14, $15, $16)",
+        16, params, &rows, err);
+    if (outcome != snowflake::StoreOutcome::ok) {
+        return outcome;
+    }
+    grant->node = strtoll(PQgetvalue(rows, 0, 0), nullptr, 10);
+    grant->fence = strtoll(PQgetvalue(rows, 0, 1), nullptr, 10);
+    grant->floor_unix_ms = strtoll(PQgetvalue(rows, 0, 2), nullptr, 10);
+    PQclear(rows);
+    return snowflake::StoreOutcome::ok;
+}
+
+snowflake::StoreOutcome PgRegistryStore::renew(int64_t node, int64_t fence, int64_t instance,
+                                               int64_t bound_unix_ms, int64_t ttl_ms,
+                                               int64_t *expires_unix_ms, snowflake::Error *err) {
+    QueryParam p_node, p_fence, p_instance, p_bound, p_ttl;
+    param_of(&p_node, node);
+    param_of(&p_fence, fence);
+    param_of(&p_instance, instance);
+    param_of(&p_bound, bound_unix_ms);
+    param_of(&p_ttl, ttl_ms);
+    const char *params[] = {p_node.text, p_fence.text, p_instance.text, p_bound.text, p_ttl.text};
+    PGresult *rows = nullptr;
+    const snowflake::StoreOutcome outcome = query(
+        "SELECT (extract(epoch FROM snowflake_registry_renew($1, $2, $3, $4, $5)) * 1000)"
+        "::bigint",
+        5, params, &rows, err);
+    if (outcome != snowflake::StoreOutcome::ok) {
+        return outcome;
+    }
+    *expires_unix_ms = strtoll(PQgetvalue(rows, 0, 0), nullptr, 10);
+    PQclear(rows);
+    return snowflake::StoreOutcome::ok;
+}
+
+snowflake::StoreOutcome PgRegistryStore::release(int64_t node, int64_t fence, int64_t instance,
+                                                 int64_t bound_unix_ms, snowflake::Error *err) {
+    QueryParam p_node, p_fence, p_instance, p_bound;
+    param_of(&p_node, node);
+    param_of(&p_fence, fence);
+    param_of(&p_instance, instance);
+    param_of(&p_bound, bound_unix_ms);
+    const char *params[] = {p_node.text, p_fence.text, p_instance.text, p_bound.text};
+    PGresult *rows = nullptr;
+    const snowflake::StoreOutcome outcome =
+        query("SELECT snowflake_registry_release($1, $2, $3, $4)", 4, params, &rows, err);
+    if (rows != nullptr) {
+        PQclear(rows);
+    }
+    return outcome;
+}

@@ -1,0 +1,36 @@
+#include "core/registry.hpp"
+
+#include <gtest/gtest.h>
+
+using snowflake::Layout;
+using snowflake::LayoutWidths;
+
+TEST(Registry, RenewalRecordsClockPlusTtlAndStopsAtTheDeadline) {
+    const snowflake::RenewalPlan plan =
+        snowflake::plan_renewal(1'700'000'000'000, 5'000'000'000, 60'000);
+    EXPECT_EQ(plan.bound_unix_ms, 1'700'000'060'000);
+    // The deadline counts from the sending, on the monotonic clock: the
+    // registry's expiry, counted from when it received the renewal, is later.
+    EXPECT_EQ(plan.deadline_mono_ns, 5'000'000'000 + 60'000'000'000);
+    EXPECT_EQ(plan.next_renewal_mono_ns, 5'000'000'000 + 20'000'000'000);
+    // Two renewals may fail before the deadline.
+    EXPECT_LT(plan.next_renewal_mono_ns + 2 * (plan.next_renewal_mono_ns - 5'000'000'000),
+              plan.deadline_mono_ns + 1);
+}
+
+TEST(Registry, LeaseIdBoundCoversTimesBelowTheBound) {
+    Layout layout;
+    snowflake::Error err;
+    ASSERT_TRUE(Layout::make(LayoutWidths{0, 10, 12}, 1'577'836'800'000, &layout, &err));
+    const int64_t bound_ms = 1'577'836'800'000 + 5'000;
+    const uint64_t below = snowflake::lease_id_bound(layout, bound_ms);
+    // The last ID of the millisecond before the bound is below it; the first
+    // of the bound's millisecond is not.
+    EXPECT_LT((uint64_t{4'999} << 22) | 0x3FFFFF, below);
+    EXPECT_EQ(uint64_t{5'000} << 22, below);
+    EXPECT_EQ(snowflake::lease_id_bound(layout, 1'577'836'800'000), 0u) << "at the epoch";
+    EXPECT_EQ(snowflake::lease_id_bound(layout, 0), 0u) << "before the epoch";
+    EXPECT_EQ(snowflake::lease_id_bound(layout, INT64_C(1) << 62),
+              static_cast<uint64_t>(layout.max_timestamp() + 1) << 22)
+        << "past the layout's end: every ID";
+}
