@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Node id leases across a promotion and a restore from backup, on real
+# servers with a registry:
+#  - promotion: a primary with a synchronous standby is killed (SIGKILL of
+#    every process) while it mints; the standby, promoted, takes over the
+#    primary's lease at once (same system identifier, higher timeline),
+#    keeps the node id, and every ID it mints is above every ID a client
+#    received from the old primary;
+#  - restore from backup, the case that repeats IDs without a registry: a
+#    base backup taken while a node mints, the node minting on afterwards
+#    (WAL the backup never sees), then the restored copy started with its
+#    clock an hour behind. While the original holds its lease the copy is
+#    refused its node id; once the original is gone and its lease expired,
+#    the copy takes the id and every ID it mints is above every ID the
+#    original minted: the registry's recorded bound survives what the backup
+#    lost.
+set -euo pipefail
+source "$(dirname "$0")/../lib/cluster.sh"
+sf_init_workspace
+sf_stage
+sf_fake_clock
+
+sf_new registry preload=no
+sf_start registry || sf_die "the registry did not start"
+sf_psql registry -c "CREATE EXTENSION snowflake_id"
+registry_conf="snowflake_id.registry = '$(sf_connstr registry)'"
+ttl_conf="snowflake_id.lease_ttl = '6s'"
+lease_of() {
+    sf_psql registry -c "SELECT state || ' ' || split_part(split_part(holder, 'data directory ', 2), ',', 1)
+                         FROM snowflake_registry_leases WHERE node_id = $1"
+}
+
+# --- promotion of a synchronous standby --------------------------------------
+sf_new primary "snowflake_id.worker_id = 11" "$registry_conf" "$ttl_conf"
+sf_start primary || sf_die "primary did not start"
+sf_psql primary -c "CREATE EXTENSION snowflake_id"
+sf_poll primary "SELECT lease_state FROM snowflake_status" held
+sf_psql primary -c "SELECT snowflake_nextval()" >/dev/null
+sf_new_standby primary standby "cluster_name = 'standby1'"
+sf_start standby || sf_die "standby did not start"
+sf_psql primary -c "ALTER SYSTEM SET synchronous_standby_names = 'standby1'" \
+    -c "SELECT pg_reload_conf()" >/dev/null
+sf_poll primary "SELECT string_agg(application_name || ':' || sync_state, ',')
+                 FROM pg_stat_replication" "standby1:sync"
+sf_stream_ids primary "$SF_WORK/primary.ids" 2000000 2>/dev/null &
+client=$!
+sf_await_ids 20000 "$client" "$SF_WORK/primary.ids"
+sf_crash primary
+wait "$client" || true
+sf_expect_match "the old primary's lease is still live" "^live $(sf_datadir primary)$" "$(lease_of 11)"
+sf_as_server "$SF_STAGE_BIN/pg_ctl" -D "$(sf_datadir standby)" -w -t 60 promote >/dev/null ||
+    sf_die "pg_ctl promote failed"
+sf_poll standby "SELECT lease_state FROM snowflake_status" held
+sf_expect_eq "the promoted standby keeps the node id" 11 \
+    "$(sf_psql standby -c "SELECT worker_id FROM snowflake_status")"
+sf_expect_match "the registry shows it as the holder, on timeline 2" \
+    "^live $(sf_datadir standby)$" "$(lease_of 11)"
+sf_expect_eq "... timeline" 2 \
+    "$(sf_psql registry -c "SELECT holder_timeline FROM snowflake_registry_leases WHERE node_id = 11")"
+sf_stream_ids standby "$SF_WORK/promoted.ids" 20000
+sf_expect_above "after the promotion" "$SF_WORK/primary.ids" -- "$SF_WORK/promoted.ids"
+
+# --- restore from a base backup, the clock an hour behind ---------------------
+sf_new original "snowflake_id.worker_id = 22" "$registry_conf" "$ttl_conf"
+sf_start original || sf_die "original did not start"
+sf_psql original -c "CREATE EXTENSION snowflake_id"
+sf_poll original "SELECT lease_state FROM snowflake_status" held
+sf_stream_ids original "$SF_WORK/original.before" 20000
+# The backup, then more IDs the backup knows nothing of, a reservation
+# window and more later.
+sf_new_standby original copy
+sf_as_server rm -f "$(sf_datadir copy)/standby.signal"
+sf_stream_ids original "$SF_WORK/original.after" 20000
+before_tail=$(sf_psql original -c "SELECT reserved_until FROM snowflake_status")
+sf_poll original "SELECT snowflake_timestamp(snowflake_nextval()) > '$before_tail'" t
+sf_stream_ids original "$SF_WORK/original.tail" 20000
+echo "-3600" >"$SF_CLOCK"
+sf_start copy "${SF_FAKE_ENV[@]}" || sf_die "the restored copy did not start"
+sf_expect_eq "the copy's clock is an hour behind" t "$(sf_psql copy -c "
+    SELECT clock_timestamp() < '$(sf_psql registry -c 'SELECT clock_timestamp()')'::timestamptz
+                               - interval '3590 s'")"
+sf_poll copy "SELECT lease_state FROM snowflake_status" refused
+# Meaningful only if the copy's own state, backup plus replayed WAL, is
+# behind what the original minted later: without a registry it would resume
+# there and, with its clock behind, repeat those IDs.
+local_resume=$(grep -o 'snowflake_id: the generator resumes at [^ ,]*' "$SF_WORK/copy/server.log" |
+    head -1 | awk '{print $6}')
+sf_expect_eq "the copy's own durable state lies below the original's last IDs" t \
+    "$(sf_psql registry -c "SELECT '$local_resume'::timestamptz
+        < '$(sf_psql original -c "SELECT snowflake_timestamp($(sort -n "$SF_WORK/original.tail" | tail -1))")'::timestamptz")"
+out=$(sf_psql copy -c "SELECT snowflake_nextval()" 2>&1 || true)
+sf_expect_match "while the original holds its lease, the copy is refused its node id" \
+    "node id 22 is held by another server: It is held by .*data directory $(sf_datadir original)" "$out"
+sf_crash original
+sf_poll registry "SELECT state FROM snowflake_registry_leases WHERE node_id = 22" expired
+sf_log "ok: the original is gone and its lease expired"
+sf_poll copy "SELECT lease_state FROM snowflake_status" held
+sf_stream_ids copy "$SF_WORK/copy.ids" 20000
+sf_expect_above "the restored copy, once it holds the id" "$SF_WORK/original.before" \
+    "$SF_WORK/original.after" "$SF_WORK/original.tail" -- "$SF_WORK/copy.ids"
