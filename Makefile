@@ -6,6 +6,7 @@
 #   make bench      the benchmark (bench/run)
 #   make bench-durable  what the durable reservation costs (bench/durable-cost)
 #   make bench-toolkit  blocks against single calls, decoders against gen_random_uuid (bench/toolkit)
+#   make bench-registry what a registry of node ids costs (bench/registry-cost)
 #   make format     clang-format every C++ file in place
 #
 # `make` and `make install` are PGXS's: they build snowflake_id.so and install
@@ -59,7 +60,8 @@ $(GTEST_BIN): $(CORE_SRCS) $(wildcard src/core/*.hpp) $(UNIT_SRCS)
 	g++ -std=c++20 -Wall -Wextra -Werror -O2 -g -Isrc $(CORE_SRCS) $(UNIT_SRCS) \
 		-lgtest -lgtest_main -pthread -o $@
 
-.PHONY: deps unit test demo demo-stop bench bench-durable bench-toolkit format check-format
+.PHONY: deps unit test demo demo-stop bench bench-durable bench-toolkit bench-registry format \
+	check-format
 
 deps:
 	@tools/ensure-deps
@@ -84,6 +86,9 @@ bench-durable: deps
 
 bench-toolkit: deps
 	@bench/toolkit
+
+bench-registry: deps
+	@bench/registry-cost
 
 format:
 	clang-format -i src/core/*.[ch]pp src/pg/*.[ch]pp tests/unit/*.cpp
