@@ -171,7 +171,8 @@ void lease_texts(LeaseTexts *out) {
 }
 
 // The checks every call makes before the generator runs.
-void check_can_issue() {
+// Returns the leased node id with a registry, -1 without.
+int64_t check_can_issue() {
     if (sf_shared == nullptr) {
         raise_not_preloaded();
     }
@@ -185,13 +186,14 @@ void check_can_issue() {
         raise_refusal(refusal);
     }
     if (sf_registry_configured()) {
-        const auto lease =
-            static_cast<LeaseStatus>(sf_shared->lease.status.load(std::memory_order_acquire));
-        if (lease != LeaseStatus::held) {
+        const int64_t word = sf_shared->lease.published.load(std::memory_order_acquire);
+        if (lease_status_of(word) != LeaseStatus::held) {
             sf_count(&StatusCounters::errors);
-            raise_lease_refusal(lease);
+            raise_lease_refusal(lease_status_of(word));
         }
+        return lease_node_of(word);
     }
+    return -1;
 }
 
 // The generator's parameters for this backend's settings. Rebuilt only when
@@ -209,12 +211,10 @@ struct ParamsCache {
 };
 ParamsCache params_cache;
 
-const snowflake::GeneratorParams &generator_params() {
+const snowflake::GeneratorParams &generator_params(int64_t leased_node) {
     ParamsCache &c = params_cache;
     // With a registry the node is the lease's (check_can_issue made sure it
     // is held).
-    const int64_t leased_node =
-        sf_registry_configured() ? sf_shared->lease.node.load(std::memory_order_acquire) : -1;
     if (c.valid && c.leased_node == leased_node && c.worker_id == sf_worker_id &&
         c.datacenter_id == sf_datacenter_id && c.max_drift_ms == sf_max_clock_drift_ms &&
         c.max_wait_ms == sf_max_wait_ms) {
@@ -315,8 +315,7 @@ void sf_raise_lease_bound_reached(uint64_t) {
 }
 
 extern "C" Datum snowflake_nextval(PG_FUNCTION_ARGS) {
-    check_can_issue();
-    PG_RETURN_INT64(issue_ids(generator_params(), 1).first);
+    PG_RETURN_INT64(issue_ids(generator_params(check_can_issue()), 1).first);
 }
 
 // snowflake_nextval(n): one CAS takes the whole block (src/core/generator.hpp),
@@ -329,8 +328,7 @@ extern "C" Datum snowflake_nextval_block(PG_FUNCTION_ARGS) {
         ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
                         errmsg("snowflake_nextval(n) must be called where a set is accepted")));
     }
-    check_can_issue();
-    const snowflake::GeneratorParams &params = generator_params();
+    const snowflake::GeneratorParams &params = generator_params(check_can_issue());
     const int64_t count = PG_GETARG_INT32(0);
     snowflake::Error err;
     if (!snowflake::check_block(params, count, &err)) {

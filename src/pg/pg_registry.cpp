@@ -119,11 +119,11 @@ void set_message(const char *text) {
 }
 
 void set_status(LeaseStatus status) {
-    lease().status.store(static_cast<int>(status), std::memory_order_release);
+    lease().published.store(lease_word(status, lease().node.load()), std::memory_order_release);
 }
 
 LeaseStatus status() {
-    return static_cast<LeaseStatus>(lease().status.load(std::memory_order_acquire));
+    return lease_status_of(lease().published.load(std::memory_order_acquire));
 }
 
 // The registry as messages name it: host, port and database, never the
@@ -250,6 +250,15 @@ snowflake::StoreOutcome acquire(snowflake::RegistryStore &store) {
     lease().node.store(grant.node);
     lease().fence.store(grant.fence);
     sf_resume_at_lease_floor(grant.floor_unix_ms, grant.node);
+    // What is reserved locally was capped by the bound of the lease before
+    // (another node id, or an earlier time); nothing may be issued on this
+    // one beyond its own recorded bound, set by the renewal that follows.
+    LWLockAcquire(sf_shared->lock, LW_EXCLUSIVE);
+    sf_shared->reservation.below.store(
+        std::min(sf_shared->reservation.below.load(), sf_shared->floor.load()));
+    sf_shared->reservation.renew_at.store(
+        std::min(sf_shared->reservation.renew_at.load(), sf_shared->floor.load()));
+    LWLockRelease(sf_shared->lock);
     const int worker_bits = sf_layout.widths().worker_bits;
     ereport(LOG, (errmsg("snowflake_id: leased node id %lld (datacenter %lld, worker %lld) with "
                          "fence %lld",

@@ -143,6 +143,10 @@ void sf_reserve(uint64_t need_id, ReserveFor why) {
     }
     LWLockRelease(s->lock);
     sf_wait_for_sync_standbys(lsn);
+    if (sf_registry_configured()) {
+        // The lease may have changed during the wait: never beyond its bound.
+        bound = std::min(bound, s->lease.below.load(std::memory_order_acquire));
+    }
     sf_raise_to(s->reservation.below, bound);
     sf_raise_to(s->reservation.renew_at, renew_point(bound));
 }

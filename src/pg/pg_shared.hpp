@@ -52,14 +52,16 @@ enum class LeaseStatus : int {
 };
 
 // Written by the registry worker alone; read by backends without a lock.
-// `node` and `below` are set before `status` becomes held, and `status`
-// leaves held before they change. A backend reads `status` (acquire) once
-// per call and `node` when it builds its parameters: the registry's bound
-// itself is enforced where reservations are made (pg_reserve.cpp caps every
-// reservation at `below`), so the hot path gains one load.
+// Backends read `published` once per call (acquire): the status and the node
+// in one word, so that a call never pairs a held status with a node whose
+// floor has not been set yet. The worker publishes held only after the
+// generator's floor is above the node's previous holder and `below` is set,
+// and leaves held before it changes either. The registry's bound itself is
+// enforced where reservations are made (pg_reserve.cpp caps every
+// reservation at `below`), so the hot path gains that one load.
 struct LeaseState {
-    std::atomic<int> status{0};  // a LeaseStatus
-    std::atomic<int64_t> node{-1};
+    std::atomic<int64_t> published{0};  // lease_word(status, node)
+    std::atomic<int64_t> node{-1};      // the worker's: the node leased or being leased
     std::atomic<int64_t> fence{0};
     // IDs at or above it may not be issued: the bound recorded in the
     // registry with the last confirmed renewal (0: none).
@@ -75,6 +77,16 @@ struct LeaseState {
     char registry[256] = {};
     char message[1024] = {};
 };
+
+inline int64_t lease_word(LeaseStatus status, int64_t node) {
+    return ((node + 1) << 8) | static_cast<int64_t>(status);
+}
+inline LeaseStatus lease_status_of(int64_t word) {
+    return static_cast<LeaseStatus>(word & 0xFF);
+}
+inline int64_t lease_node_of(int64_t word) {
+    return (word >> 8) - 1;
+}
 
 struct SharedState {
     std::atomic<uint64_t> floor{0};

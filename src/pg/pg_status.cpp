@@ -181,10 +181,11 @@ extern "C" Datum snowflake_status(PG_FUNCTION_ARGS) {
     values[kDatacenterId] = Int32GetDatum(sf_datacenter_id);
     const bool registry = sf_registry_configured();
     const LeaseState &lease = sf_shared->lease;
-    const auto lease_status = static_cast<LeaseStatus>(lease.status.load());
+    const int64_t lease_word_now = lease.published.load();
+    const auto lease_status = lease_status_of(lease_word_now);
     if (registry) {
         // The node in use is the lease's, while there is one.
-        const int64_t node = lease_status == LeaseStatus::held ? lease.node.load() : -1;
+        const int64_t node = lease_status == LeaseStatus::held ? lease_node_of(lease_word_now) : -1;
         const int worker_bits = layout.widths().worker_bits;
         values[kWorkerId] = Int32GetDatum(static_cast<int32>(node & ((1 << worker_bits) - 1)));
         values[kDatacenterId] = Int32GetDatum(static_cast<int32>(node >> worker_bits));
