@@ -341,6 +341,9 @@ void run(snowflake::RegistryStore &store) {
             const snowflake::StoreOutcome renewed = renew(store, &next_renewal);
             if (renewed == snowflake::StoreOutcome::ok) {
                 wake = next_renewal;
+            } else if (renewed == snowflake::StoreOutcome::unreachable) {
+                // Try again soon, and mark the lease expired at its deadline.
+                wake = std::min(wake, lease().deadline_mono_ns.load());
             } else if (renewed == snowflake::StoreOutcome::refused) {
                 lose_lease(LeaseStatus::waiting);
                 char text[512];

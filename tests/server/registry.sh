@@ -110,6 +110,7 @@ sf_expect_match "past the deadline n3 refuses, naming the registry and the last 
     'ERROR: +the node id lease of this server expired: the registry last confirmed it [0-9]+ ms ago' \
     "$out"
 sf_expect_match "... with the registry's last word" "DETAIL: +Registry host=$(sf_sockdir registry)" "$out"
+sf_poll n3 "SELECT lease_state FROM snowflake_status" expired
 sf_start registry || sf_die "the registry did not restart"
 sf_poll n3 "SELECT lease_state FROM snowflake_status" held
 sf_stream_ids n3 "$SF_WORK/n3.back" 1000
