@@ -255,6 +255,26 @@ sf_new_standby() {
     sf_conf "$name" "unix_socket_directories = '$dir'" "hot_standby = on" "$@"
 }
 
+# sf_make_sync PRIMARY APPNAME: makes the standby that connects as
+# APPNAME (its cluster_name) PRIMARY's synchronous standby, and returns once
+# PRIMARY reports it so.
+sf_make_sync() {
+    sf_psql "$1" -c "ALTER SYSTEM SET synchronous_standby_names = '$2'" \
+        -c "SELECT pg_reload_conf()" >/dev/null
+    sf_poll "$1" "SELECT string_agg(application_name || ':' || sync_state, ',')
+                  FROM pg_stat_replication" "$2:sync"
+}
+
+# sf_new_registry NAME: a running server NAME with snowflake_id installed
+# (not preloaded) to serve as the registry of node ids; sets
+# SF_REGISTRY_CONF, the setting line that points a node at it.
+sf_new_registry() {
+    sf_new "$1" preload=no
+    sf_start "$1" || sf_die "the registry $1 did not start"
+    sf_psql "$1" -c "CREATE EXTENSION snowflake_id"
+    SF_REGISTRY_CONF="snowflake_id.registry = '$(sf_connstr "$1")'"
+}
+
 # sf_crash NAME: SIGKILL for the postmaster and all its children at once, as
 # a power loss would stop them (no shutdown checkpoint, no exit callbacks).
 sf_crash() {

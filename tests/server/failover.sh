@@ -35,10 +35,7 @@ sf_expect_eq "the standby is in recovery" t "$(sf_psql standby -c 'SELECT pg_is_
 sf_expect_eq "the standby's clock is ten minutes behind the primary's" t "$(sf_psql standby -c "
     SELECT clock_timestamp() < '$(sf_psql primary -c 'SELECT clock_timestamp()')'::timestamptz
                                - interval '590 s'")"
-sf_psql primary -c "ALTER SYSTEM SET synchronous_standby_names = 'standby1'" \
-    -c "SELECT pg_reload_conf()" >/dev/null
-sf_poll primary "SELECT string_agg(application_name || ':' || sync_state, ',')
-                 FROM pg_stat_replication" "standby1:sync"
+sf_make_sync primary standby1
 sf_log "ok: the standby streams from the primary as its synchronous standby"
 
 # The load: two clients stream IDs into files (psql writes what it received,

@@ -20,10 +20,8 @@ sf_init_workspace
 sf_stage
 sf_fake_clock
 
-sf_new registry preload=no
-sf_start registry || sf_die "the registry did not start"
-sf_psql registry -c "CREATE EXTENSION snowflake_id"
-registry_conf="snowflake_id.registry = '$(sf_connstr registry)'"
+sf_new_registry registry
+registry_conf=$SF_REGISTRY_CONF
 ttl_conf="snowflake_id.lease_ttl = '6s'"
 
 state_of() { sf_psql "$1" -c "SELECT lease_state FROM snowflake_status"; }

@@ -20,10 +20,8 @@ sf_init_workspace
 sf_stage
 sf_fake_clock
 
-sf_new registry preload=no
-sf_start registry || sf_die "the registry did not start"
-sf_psql registry -c "CREATE EXTENSION snowflake_id"
-registry_conf="snowflake_id.registry = '$(sf_connstr registry)'"
+sf_new_registry registry
+registry_conf=$SF_REGISTRY_CONF
 ttl_conf="snowflake_id.lease_ttl = '6s'"
 lease_of() {
     sf_psql registry -c "SELECT state || ' ' || split_part(split_part(holder, 'data directory ', 2), ',', 1)
@@ -38,10 +36,7 @@ sf_poll primary "SELECT lease_state FROM snowflake_status" held
 sf_psql primary -c "SELECT snowflake_nextval()" >/dev/null
 sf_new_standby primary standby "cluster_name = 'standby1'"
 sf_start standby || sf_die "standby did not start"
-sf_psql primary -c "ALTER SYSTEM SET synchronous_standby_names = 'standby1'" \
-    -c "SELECT pg_reload_conf()" >/dev/null
-sf_poll primary "SELECT string_agg(application_name || ':' || sync_state, ',')
-                 FROM pg_stat_replication" "standby1:sync"
+sf_make_sync primary standby1
 sf_stream_ids primary "$SF_WORK/primary.ids" 2000000 2>/dev/null &
 client=$!
 sf_await_ids 20000 "$client" "$SF_WORK/primary.ids"

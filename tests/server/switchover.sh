@@ -20,10 +20,7 @@ sf_start primary || sf_die "primary did not start"
 sf_psql primary -c "CREATE EXTENSION snowflake_id"
 sf_new_standby primary standby "cluster_name = 'standby1'"
 sf_start standby || sf_die "standby did not start"
-sf_psql primary -c "ALTER SYSTEM SET synchronous_standby_names = 'standby1'" \
-    -c "SELECT pg_reload_conf()" >/dev/null
-sf_poll primary "SELECT string_agg(application_name || ':' || sync_state, ',')
-                 FROM pg_stat_replication" "standby1:sync"
+sf_make_sync primary standby1
 
 sf_stream_ids primary "$SF_WORK/old.1" 2000000 2>/dev/null &
 client1=$!
