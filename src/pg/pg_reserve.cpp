@@ -249,7 +249,10 @@ void sf_wait_for_sync_standbys(XLogRecPtr lsn) {
                 released = true;
                 break;
             }
-            if (InterruptPending) {
+            // Only an interrupt that CHECK_FOR_INTERRUPTS can act on ends
+            // the sleep: one held off (a cancel while QueryCancelHoldoffCount
+            // is up) would otherwise leave and rejoin the queue in a loop.
+            if (InterruptPending && INTERRUPTS_CAN_BE_PROCESSED()) {
                 break;
             }
             (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_EXIT_ON_PM_DEATH, -1L, WAIT_EVENT_SYNC_REP);
