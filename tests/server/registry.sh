@@ -68,6 +68,27 @@ sf_expect_eq "after a clean restart n1 holds the same node id" "$before" "$(node
 sf_stream_ids n1 "$SF_WORK/n1.after" 1000
 sf_expect_above "n1 after its restart" "$SF_WORK/n1.ids" -- "$SF_WORK/n1.after"
 
+# --- a crash restart within the lease takes the live lease back ---------------
+sf_stream_ids n1 "$SF_WORK/n1.precrash" 1000
+sf_crash n1
+sf_start n1 || sf_die "n1 did not restart after SIGKILL"
+sf_poll n1 "SELECT lease_state FROM snowflake_status" held
+sf_expect_eq "after SIGKILL n1 takes its own live lease back (same id)" "$before" "$(node_of n1)"
+sf_stream_ids n1 "$SF_WORK/n1.postcrash" 1000
+sf_expect_above "n1 after SIGKILL" "$SF_WORK/n1.ids" "$SF_WORK/n1.after" "$SF_WORK/n1.precrash" -- \
+    "$SF_WORK/n1.postcrash"
+
+# --- worker_id changed on reload: the lease follows ----------------------------
+old_n5=$(node_of n5)
+sf_psql n5 -c "ALTER SYSTEM SET snowflake_id.worker_id = 50" -c "SELECT pg_reload_conf()" >/dev/null
+sf_poll n5 "SELECT worker_id || ' ' || lease_state FROM snowflake_status" "50 held"
+sf_expect_eq "the lease n5 held before was given back" released \
+    "$(sf_psql registry -c "SELECT state FROM snowflake_registry_leases WHERE node_id = $old_n5")"
+sf_stream_ids n5 "$SF_WORK/n5.more" 1000
+sf_expect_eq "n5 mints on node id 50" 50 "$(sf_psql n5 -c "
+    CREATE TEMP TABLE ids (id bigint); COPY ids FROM '$SF_WORK/n5.more';
+    SELECT string_agg(DISTINCT (snowflake_decode(id)).worker_id::text, ',') FROM ids")"
+
 # --- a static id held by a live server ---------------------------------------
 taken=$(node_of n2)
 sf_new dup "snowflake_id.worker_id = $taken" "$registry_conf" "$ttl_conf"
