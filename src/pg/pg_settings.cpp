@@ -371,6 +371,21 @@ void log_startup(const snowflake::Layout &layout, int64_t now_ms) {
     }
     if (sf_worker_id == kWorkerIdAuto || sf_registry_configured()) {
         sf_check_registry_settings(WARNING);
+        // A lease's bound lies lease_ttl ahead of the clock at a renewal, and
+        // renewals come every lease_ttl / 3: borrowing further than that runs
+        // into the bound, and calls fail as if the lease had expired.
+        if (sf_registry_configured() &&
+            int64_t{sf_max_clock_drift_ms} * 3 > int64_t{sf_lease_ttl_ms}) {
+            ereport(WARNING,
+                    (errmsg("snowflake_id.max_clock_drift (%d ms) is more than a third of "
+                            "snowflake_id.lease_ttl (%d ms)",
+                            sf_max_clock_drift_ms, sf_lease_ttl_ms),
+                     errdetail("IDs borrowed that far ahead of the clock can pass the bound "
+                               "recorded in the registry, and snowflake_nextval() then refuses "
+                               "as if the lease had expired."),
+                     errhint("Raise snowflake_id.lease_ttl to at least three times "
+                             "max_clock_drift.")));
+        }
         return;
     }
     int64_t node = 0;

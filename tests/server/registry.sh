@@ -116,6 +116,15 @@ sf_expect_match "a node with another layout is refused a lease, naming both layo
     "$(sf_psql wide -c "SELECT lease_message FROM snowflake_status")"
 sf_stop wide
 
+# --- a drift the lease cannot cover is warned about at start -----------------
+sf_new drifty "snowflake_id.worker_id = 'auto'" "$registry_conf" "$ttl_conf" \
+    "snowflake_id.max_clock_drift = '3s'"
+sf_start drifty || sf_die "drifty did not start"
+sf_expect_match "max_clock_drift above lease_ttl / 3 logs a WARNING at start" \
+    'WARNING: +snowflake_id.max_clock_drift \(3000 ms\) is more than a third of snowflake_id.lease_ttl \(6000 ms\)' \
+    "$(sf_server_log drifty)"
+sf_stop drifty
+
 # --- the registry stopped, then back -----------------------------------------
 sf_stop registry
 sf_stream_ids n3 "$SF_WORK/n3.during" 1000
