@@ -21,7 +21,7 @@ CREATE FUNCTION snowflake_status(
     OUT layout_ends_at timestamptz,
     OUT registry text, OUT node_id_source text, OUT lease_state text,
     OUT lease_expires_at timestamptz, OUT lease_renewals bigint, OUT lease_failures bigint,
-    OUT lease_message text)
+    OUT lease_switches bigint, OUT lease_message text)
 RETURNS record
 AS 'MODULE_PATHNAME', 'snowflake_status'
 LANGUAGE C VOLATILE PARALLEL SAFE;
@@ -369,6 +369,97 @@ $$;
 COMMENT ON FUNCTION snowflake_registry_release(integer, bigint, bigint, bigint) IS
 'Registry side: give a lease back at a clean stop, recording the final bound';
 
+-- snowflake_id.on_clock_step_back = 'switch_node': a server whose clock was
+-- set back far behind its IDs gives back the lease it holds (recording
+-- held_reserved_until_ms, as a release does) and leases another node id
+-- whose IDs it can mint at its clock at once: one whose floor (recorded
+-- bound plus its holder's max_clock_drift) lies below clock_ms. Among those,
+-- the id whose lease ended longest ago first, then the lowest id never
+-- leased. The new lease records reserved_until_ms as a renewal would. One
+-- step: if no id qualifies, nothing changes and the server keeps its lease.
+CREATE FUNCTION snowflake_registry_switch(
+    node_id integer, fence bigint, instance bigint, held_reserved_until_ms bigint,
+    system_id numeric, host text, port integer, data_directory text, timeline integer,
+    max_clock_drift_ms bigint, ttl_ms bigint, clock_ms bigint, reserved_until_ms bigint,
+    OUT new_node_id integer, OUT new_fence bigint, OUT floor_ms bigint,
+    OUT expires_at timestamptz)
+RETURNS record LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE AS $$
+#variable_conflict use_variable
+DECLARE
+    now_ts constant timestamptz := clock_timestamp();
+    layout snowflake_registry_layout;
+    held snowflake_registry_lease;
+    lease snowflake_registry_lease;
+    target integer;
+BEGIN
+    IF ttl_ms IS NULL OR ttl_ms <= 0 THEN
+        RAISE EXCEPTION 'lease ttl % ms is out of range', ttl_ms
+            USING ERRCODE = '22023', HINT = 'Set snowflake_id.lease_ttl to a positive duration.';
+    END IF;
+    LOCK TABLE snowflake_registry_lease IN SHARE ROW EXCLUSIVE MODE;
+    SELECT * INTO held FROM snowflake_registry_lease l WHERE l.node_id = node_id;
+    IF NOT FOUND OR held.fence <> fence OR held.holder_instance <> instance
+       OR held.released_at IS NOT NULL THEN
+        RAISE EXCEPTION 'the lease on node id % was lost', node_id
+            USING ERRCODE = '55000',
+                  DETAIL = 'Only the server that holds a lease can switch it for another node id.',
+                  HINT = 'The server stops issuing IDs at its lease deadline and leases a node id '
+                         'again.';
+    END IF;
+    SELECT * INTO layout FROM snowflake_registry_layout;
+
+    SELECT l.node_id INTO target FROM snowflake_registry_lease l
+    WHERE l.node_id <> node_id AND NOT snowflake_registry_is_live(l, now_ts)
+      AND l.reserved_until_ms + l.holder_max_clock_drift_ms < clock_ms
+    ORDER BY coalesce(l.released_at, l.expires_at), l.node_id
+    LIMIT 1;
+    IF target IS NULL THEN
+        SELECT min(n) INTO target
+        FROM generate_series(0, (1 << (layout.datacenter_bits + layout.worker_bits)) - 1) n
+        WHERE NOT EXISTS (SELECT FROM snowflake_registry_lease l WHERE l.node_id = n);
+    END IF;
+    IF target IS NULL THEN
+        RAISE EXCEPTION 'no node id is free for a server whose clock reads %',
+            to_char(to_timestamp(clock_ms / 1000.0) AT TIME ZONE 'UTC',
+                    'YYYY-MM-DD HH24:MI:SS.MS"Z"')
+            USING ERRCODE = '55000',
+                  DETAIL = 'Every node id is leased, or its recorded bound lies at or after that '
+                           'time, so IDs on it would repeat or wait for the clock.',
+                  HINT = 'The server keeps node id ' || node_id || ' and waits for its clock as '
+                         'with on_clock_step_back = ''error''. Widen worker_bits for spare ids.';
+    END IF;
+
+    UPDATE snowflake_registry_lease l SET
+        released_at = now_ts,
+        reserved_until_ms = greatest(l.reserved_until_ms, held_reserved_until_ms)
+    WHERE l.node_id = node_id;
+
+    new_node_id := target;
+    expires_at := now_ts + ttl_ms * interval '1 ms';
+    SELECT * INTO lease FROM snowflake_registry_lease l WHERE l.node_id = target;
+    IF NOT FOUND THEN
+        new_fence := 1;
+        floor_ms := 0;
+        INSERT INTO snowflake_registry_lease VALUES
+            (target, new_fence, system_id, instance, host, port, data_directory, timeline,
+             max_clock_drift_ms, now_ts, now_ts, expires_at, NULL, reserved_until_ms);
+        RETURN;
+    END IF;
+    new_fence := lease.fence + 1;
+    floor_ms := lease.reserved_until_ms + lease.holder_max_clock_drift_ms;
+    UPDATE snowflake_registry_lease l SET
+        fence = new_fence, holder_system_id = system_id, holder_instance = instance,
+        holder_host = host, holder_port = port, holder_data_directory = data_directory,
+        holder_timeline = timeline, holder_max_clock_drift_ms = max_clock_drift_ms,
+        acquired_at = now_ts, renewed_at = now_ts, expires_at = expires_at, released_at = NULL,
+        reserved_until_ms = greatest(floor_ms, reserved_until_ms)
+    WHERE l.node_id = target;
+END
+$$;
+
+COMMENT ON FUNCTION snowflake_registry_switch(integer, bigint, bigint, bigint, numeric, text, integer, text, integer, bigint, bigint, bigint, bigint) IS
+'Registry side: give back a lease and lease another node id usable at the server''s clock, in one step (on_clock_step_back = ''switch_node'')';
+
 -- Every lease, for the DBA.
 CREATE VIEW snowflake_registry_leases AS
 SELECT l.node_id,
@@ -395,3 +486,4 @@ COMMENT ON VIEW snowflake_registry_leases IS
 REVOKE ALL ON FUNCTION snowflake_registry_acquire(integer, integer, bigint, numeric, bigint, text, integer, text, integer, integer, integer, integer, bigint, bigint, bigint, bigint) FROM PUBLIC;
 REVOKE ALL ON FUNCTION snowflake_registry_renew(integer, bigint, bigint, bigint, bigint) FROM PUBLIC;
 REVOKE ALL ON FUNCTION snowflake_registry_release(integer, bigint, bigint, bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION snowflake_registry_switch(integer, bigint, bigint, bigint, numeric, text, integer, text, integer, bigint, bigint, bigint, bigint) FROM PUBLIC;

@@ -135,10 +135,37 @@ SELECT * FROM pg_temp.acquire('f', NULL, clock_ms => 500000);
 SELECT * FROM pg_temp.acquire('g', NULL, clock_ms => 500000);
 SELECT * FROM pg_temp.leases;
 
+-- on_clock_step_back = 'switch_node': f (node 2, fence 2), its clock set
+-- back to 500000, gives back its lease and takes another id in one step.
+CREATE FUNCTION pg_temp.switch(who text, node integer, fence bigint, held_bound bigint,
+                               clock_ms bigint, bound bigint)
+RETURNS TABLE (new_node_id integer, new_fence bigint, floor_ms bigint) LANGUAGE sql AS $$
+    SELECT w.new_node_id, w.new_fence, w.floor_ms
+    FROM srv s, snowflake_registry_switch(node, fence, s.instance, held_bound, s.sysid, s.host,
+        s.port, s.datadir, s.timeline, 1000, 60000, clock_ms, bound) w
+    WHERE s.name = who
+$$;
+-- Every other id is live: refused, and f keeps its lease as it was.
+SELECT * FROM pg_temp.try('SELECT * FROM pg_temp.switch(''f'', 2, 2, 7000, 500000, 560000)');
+SELECT * FROM pg_temp.leases;
+-- g's lease (id 1, bound 901000) ended two hours ago, d's (id 3, bound 0)
+-- one hour ago: g's ended first but its IDs lie ahead of f's clock, so f
+-- switches to 3. Its old id is released with its bound; the new lease
+-- records f's first bound.
+SELECT pg_temp.renew('g', 1, 2, 901000);
+UPDATE snowflake_registry_lease SET expires_at = clock_timestamp() - interval '2 h' WHERE node_id = 1;
+UPDATE snowflake_registry_lease SET expires_at = clock_timestamp() - interval '1 h' WHERE node_id = 3;
+SELECT * FROM pg_temp.switch('f', 2, 2, 7000, 500000, 560000);
+SELECT * FROM pg_temp.leases;
+-- Only the holder can switch: the old fence, or another run, is refused.
+SELECT * FROM pg_temp.try('SELECT * FROM pg_temp.switch(''f'', 2, 2, 7000, 500000, 560000)');
+SELECT * FROM pg_temp.try('SELECT * FROM pg_temp.switch(''a'', 3, 2, 7000, 500000, 560000)');
+
 -- Leasing is not for PUBLIC.
 CREATE ROLE sf_registry_stranger;
 SET ROLE sf_registry_stranger;
 SELECT snowflake_registry_release(0, 1, 1, 0);
+SELECT * FROM snowflake_registry_switch(0, 1, 1, 0, 1, 'h', 1, '/d', 1, 0, 1, 0, 0);
 RESET ROLE;
 DROP ROLE sf_registry_stranger;
 TRUNCATE snowflake_registry_lease, snowflake_registry_layout;

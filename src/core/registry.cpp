@@ -13,6 +13,15 @@ RenewalPlan plan_renewal(int64_t clock_unix_ms, int64_t sent_mono_ns, int64_t tt
     return plan;
 }
 
+bool clock_far_behind(const Layout &layout, uint64_t floor, int64_t clock_unix_ms,
+                      int64_t max_drift_ms) {
+    if (floor == 0) {
+        return false;  // nothing issued yet
+    }
+    const auto last_ts = static_cast<int64_t>((floor - 1) >> layout.timestamp_shift());
+    return last_ts - (clock_unix_ms - layout.epoch_unix_ms()) > max_drift_ms;
+}
+
 uint64_t lease_id_bound(const Layout &layout, int64_t bound_unix_ms) {
     const int64_t ts = std::min(bound_unix_ms - layout.epoch_unix_ms(), layout.max_timestamp() + 1);
     return ts <= 0 ? 0 : static_cast<uint64_t>(ts) << layout.timestamp_shift();

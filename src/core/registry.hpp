@@ -49,6 +49,16 @@ struct LeaseGrant {
     int64_t floor_unix_ms = 0;  // every ID on the grant must carry a later time
 };
 
+// A server whose clock was set back far behind its IDs asks for another node
+// id (snowflake_id.on_clock_step_back = 'switch_node').
+struct SwitchRequest {
+    int64_t node = -1;  // the lease held now
+    int64_t fence = 0;
+    int64_t held_bound_unix_ms = 0;  // the bound recorded for it, kept when it is given back
+    LeaseRequest lease;              // the server asking, its layout and clock
+    int64_t bound_unix_ms = 0;       // the first bound recorded for the new id
+};
+
 enum class StoreOutcome {
     ok,
     refused,      // the store said no (held by another, layout, lost): err says why
@@ -67,6 +77,14 @@ class RegistryStore {
                                int64_t ttl_ms, int64_t *expires_unix_ms, Error *err) = 0;
     virtual StoreOutcome release(int64_t node, int64_t fence, int64_t instance,
                                  int64_t bound_unix_ms, Error *err) = 0;
+    // on_clock_step_back = 'switch_node': in one atomic step, gives back the
+    // lease held (recording held_bound_unix_ms, as release does) and leases
+    // another node id that the server can use at its clock at once (the
+    // grant's floor lies below request.lease.clock_unix_ms), recording
+    // bound_unix_ms for it as a renewal would. Refused, with the lease held
+    // left as it was, when no such id is free.
+    virtual StoreOutcome switch_node(const SwitchRequest &request, LeaseGrant *grant,
+                                     int64_t *expires_unix_ms, Error *err) = 0;
 };
 
 // Renewals per lease_ttl: a lease survives two failed renewals in a row.
@@ -84,6 +102,13 @@ struct RenewalPlan {
     int64_t next_renewal_mono_ns = 0;
 };
 RenewalPlan plan_renewal(int64_t clock_unix_ms, int64_t sent_mono_ns, int64_t ttl_ms);
+
+// Whether the clock has been set back so far behind the IDs issued that the
+// generator cannot go on without waiting or failing: the last ID issued
+// (floor - 1) carries a time more than max_drift_ms ahead of the clock.
+// Demand alone never gets there: the generator borrows at most max_drift.
+bool clock_far_behind(const Layout &layout, uint64_t floor, int64_t clock_unix_ms,
+                      int64_t max_drift_ms);
 
 // The generator's ID bound for a recorded bound: IDs below it carry times
 // below bound_unix_ms. 0 for a bound at or before the epoch.

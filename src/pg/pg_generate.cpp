@@ -170,9 +170,15 @@ void lease_texts(LeaseTexts *out) {
     sf_raise(err);
 }
 
+// The lease a call issues under: the published word it read and its node
+// (-1 without a registry).
+struct CallLease {
+    int64_t word = 0;
+    int64_t node = -1;
+};
+
 // The checks every call makes before the generator runs.
-// Returns the leased node id with a registry, -1 without.
-int64_t check_can_issue() {
+CallLease check_can_issue() {
     if (sf_shared == nullptr) {
         raise_not_preloaded();
     }
@@ -186,14 +192,76 @@ int64_t check_can_issue() {
         raise_refusal(refusal);
     }
     if (sf_registry_configured()) {
-        const int64_t word = sf_shared->lease.published.load(std::memory_order_acquire);
+        int64_t word = sf_shared->lease.published.load(std::memory_order_acquire);
+        if (lease_status_of(word) == LeaseStatus::switching) {
+            // The worker holds the lock while it moves the generator to
+            // another node id: a moment, without network.
+            LWLockAcquire(sf_shared->lock, LW_SHARED);
+            LWLockRelease(sf_shared->lock);
+            word = sf_shared->lease.published.load(std::memory_order_acquire);
+        }
         if (lease_status_of(word) != LeaseStatus::held) {
             sf_count(&StatusCounters::errors);
             raise_lease_refusal(lease_status_of(word));
         }
-        return lease_node_of(word);
+        return CallLease{word, lease_node_of(word)};
     }
-    return -1;
+    return CallLease{};
+}
+
+// Whether the lease changed since the call read it (pg_shared.hpp): IDs taken
+// since then may be on a node id the server no longer holds.
+bool lease_changed(const CallLease &lease) {
+    return sf_registry_configured() &&
+           sf_shared->lease.published.load(std::memory_order_acquire) != lease.word;
+}
+
+// on_clock_step_back = 'switch_node': asks the registry worker to lease
+// another node id for the clock, and waits until it has tried (one registry
+// round trip, within the registry's time limit). True if the lease changed:
+// the call starts over on it.
+bool wait_for_node_switch(const CallLease &lease, int64_t clock_ms) {
+    if (sf_on_clock_step_back != kStepBackSwitchNode || sf_worker_id != kWorkerIdAuto ||
+        !sf_registry_configured()) {
+        return false;
+    }
+    LeaseState &state = sf_shared->lease;
+    const uint64_t attempts = state.switch_attempts.load(std::memory_order_acquire);
+    state.switch_clock_ms.store(clock_ms, std::memory_order_relaxed);
+    state.switch_requested.store(true, std::memory_order_release);
+    Latch *worker = state.worker_latch.load(std::memory_order_acquire);
+    if (worker != nullptr) {
+        SetLatch(worker);
+    }
+    const int64_t give_up_ns = sf_monotonic_ns() + (kRegistryTimeoutMs + 1000) * 1000000;
+    ConditionVariablePrepareToSleep(&state.changed);
+    for (;;) {
+        if (lease_changed(lease) ||
+            state.switch_attempts.load(std::memory_order_acquire) != attempts) {
+            break;
+        }
+        const int64_t left_ms = (give_up_ns - sf_monotonic_ns()) / 1000000;
+        if (left_ms <= 0) {
+            break;
+        }
+        // Interrupts (cancel, statement_timeout) raise from here, outside any
+        // core frame; the transaction's abort cancels the sleep.
+        (void)ConditionVariableTimedSleep(&state.changed, left_ms, PG_WAIT_EXTENSION);
+    }
+    ConditionVariableCancelSleep();
+    return lease_changed(lease);
+}
+
+// The clock-behind ERROR after a switch was asked for and did not happen:
+// the registry's answer goes into the HINT.
+[[noreturn]] void raise_switch_failed(snowflake::Error err) {
+    LeaseTexts texts;
+    lease_texts(&texts);
+    snowflake::set_hint(&err,
+                        "snowflake_id.on_clock_step_back = 'switch_node' found no other node id "
+                        "(registry %s: %s). Check the server's clock (NTP).",
+                        texts.registry, texts.message);
+    raise_counted(err);
 }
 
 // The generator's parameters for this backend's settings. Rebuilt only when
@@ -261,16 +329,25 @@ struct IssuedIds {
     int64_t last;
 };
 
-// Issues `count` IDs (one, or a block checked by check_block) and returns
-// the first and the last; raises on failure.
-IssuedIds issue_ids(const snowflake::GeneratorParams &params, int64_t count) {
+// Issues `count` IDs (one, or a block checked by check_block) under the
+// lease the call read, into *ids; raises on failure. False, with nothing
+// issued, when the lease changed meanwhile: the caller starts over.
+// *may_switch: a clock far behind may ask for a switch of node id, once per
+// call (cleared when it asks): a call that switched and is still behind
+// fails.
+bool issue_ids(const snowflake::GeneratorParams &params, int64_t count, const CallLease &lease,
+               bool *may_switch, IssuedIds *ids) {
     // The usual case first: one attempt at the current clock reading. Every
     // other outcome (wait, reserve, fail) goes through the core's issue().
     const snowflake::Attempt first = snowflake::try_issue(
         sf_shared->floor, params, generator_clock(nullptr), &sf_shared->reservation, count);
     if (first.status == snowflake::AttemptStatus::issued) {
+        if (lease_changed(lease)) {
+            return false;
+        }
         after_issue(count, first.last_id, first.sequence_ran_out, first.renew);
-        return IssuedIds{first.id, first.last_id};
+        *ids = IssuedIds{first.id, first.last_id};
+        return true;
     }
     snowflake::Error err;
     snowflake::WaitBudget budget;
@@ -287,15 +364,31 @@ IssuedIds issue_ids(const snowflake::GeneratorParams &params, int64_t count) {
             waited = true;
             sf_count(&StatusCounters::waits);
         }
+        if (lease_changed(lease)) {
+            return false;  // whatever this attempt took was on the old lease
+        }
         if (r.status == snowflake::IssueStatus::issued) {
             after_issue(count, r.last_id, ran_out, r.renew);
-            return IssuedIds{r.id, r.last_id};
+            *ids = IssuedIds{r.id, r.last_id};
+            return true;
         }
         if (r.status == snowflake::IssueStatus::must_reserve) {
             sf_reserve(static_cast<uint64_t>(r.id), ReserveFor::issue);
             continue;
         }
         if (r.status == snowflake::IssueStatus::failed) {
+            if (err.code == snowflake::ErrorCode::clock_behind &&
+                sf_on_clock_step_back == kStepBackSwitchNode && sf_registry_configured()) {
+                if (*may_switch) {
+                    *may_switch = false;
+                    if (wait_for_node_switch(lease, generator_clock(nullptr))) {
+                        return false;
+                    }
+                    if (sf_worker_id == kWorkerIdAuto) {
+                        raise_switch_failed(err);
+                    }
+                }
+            }
             raise_counted(err);
         }
         // Interrupted while waiting: cancel and statement_timeout raise here.
@@ -314,8 +407,31 @@ void sf_raise_lease_bound_reached(uint64_t) {
     raise_lease_refusal(LeaseStatus::expired);
 }
 
+namespace {
+
+// Issues `count` IDs under the lease in force, starting over when it
+// changes under the call (a switch of node id, a lost lease).
+// A block (snowflake_nextval(n)) has its size checked, whatever it is.
+IssuedIds issue_under_lease(int64_t count, bool block) {
+    bool may_switch = true;
+    for (;;) {
+        const CallLease lease = check_can_issue();
+        const snowflake::GeneratorParams &params = generator_params(lease.node);
+        snowflake::Error err;
+        if (block && !snowflake::check_block(params, count, &err)) {
+            raise_counted(err);
+        }
+        IssuedIds ids;
+        if (issue_ids(params, count, lease, &may_switch, &ids)) {
+            return ids;
+        }
+    }
+}
+
+}  // namespace
+
 extern "C" Datum snowflake_nextval(PG_FUNCTION_ARGS) {
-    PG_RETURN_INT64(issue_ids(generator_params(check_can_issue()), 1).first);
+    PG_RETURN_INT64(issue_under_lease(1, false).first);
 }
 
 // snowflake_nextval(n): one CAS takes the whole block (src/core/generator.hpp),
@@ -328,13 +444,9 @@ extern "C" Datum snowflake_nextval_block(PG_FUNCTION_ARGS) {
         ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
                         errmsg("snowflake_nextval(n) must be called where a set is accepted")));
     }
-    const snowflake::GeneratorParams &params = generator_params(check_can_issue());
     const int64_t count = PG_GETARG_INT32(0);
-    snowflake::Error err;
-    if (!snowflake::check_block(params, count, &err)) {
-        raise_counted(err);
-    }
-    const IssuedIds ids = issue_ids(params, count);
+    const IssuedIds ids = issue_under_lease(count, true);
+    const snowflake::Layout &layout = sf_layout;
 
     MemoryContext old = MemoryContextSwitchTo(rsinfo->econtext->ecxt_per_query_memory);
     TupleDesc tupdesc = CreateTemplateTupleDesc(1);
@@ -347,7 +459,7 @@ extern "C" Datum snowflake_nextval_block(PG_FUNCTION_ARGS) {
         Datum value = Int64GetDatum(id);
         bool null = false;
         tuplestore_putvalues(store, tupdesc, &value, &null);
-        id = params.layout.next_in_node(id);
+        id = layout.next_in_node(id);
     }
     rsinfo->returnMode = SFRM_Materialize;
     rsinfo->setResult = store;

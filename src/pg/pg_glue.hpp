@@ -50,6 +50,9 @@ extern int sf_lease_ttl_ms;
 extern char *sf_registry;
 // sf_worker_id for worker_id = 'auto'.
 inline constexpr int kWorkerIdAuto = -2;
+// snowflake_id.on_clock_step_back.
+enum StepBack { kStepBackError = 0, kStepBackSwitchNode = 1 };
+extern int sf_on_clock_step_back;
 
 // Whether a registry of node ids is configured (pg_registry.cpp).
 bool sf_registry_configured();
@@ -57,6 +60,9 @@ bool sf_registry_configured();
 // 'auto' the lease gives the datacenter id too); reports what is wrong at
 // elevel (WARNING at start, ERROR from snowflake_nextval) and returns false.
 bool sf_check_registry_settings(int elevel);
+// on_clock_step_back = 'switch_node' needs worker_id = 'auto' and a registry:
+// false, reported at elevel, if it is set without them.
+bool sf_check_step_back_setting(int elevel);
 
 // The layout every function of this backend uses. With the library
 // preloaded it is fixed at server start (the layout settings are

@@ -28,6 +28,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "core/epoch.hpp"
 #include "pg_registry.hpp"
 
 extern "C" {
@@ -40,6 +41,7 @@ extern "C" {
 #include "postmaster/bgworker.h"
 #include "postmaster/interrupt.h"
 #include "postmaster/postmaster.h"
+#include "storage/condition_variable.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
 #include "storage/lwlock.h"
@@ -75,6 +77,23 @@ bool sf_check_registry_settings(int elevel) {
         return false;
     }
     return true;
+}
+
+bool sf_check_step_back_setting(int elevel) {
+    if (sf_on_clock_step_back != kStepBackSwitchNode ||
+        (sf_worker_id == kWorkerIdAuto && sf_registry_configured())) {
+        return true;
+    }
+    ereport(elevel,
+            (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+             errmsg("snowflake_id.on_clock_step_back = 'switch_node' needs worker_id = 'auto' "
+                    "and a registry"),
+             errdetail("A server switches to a node id it leases from the registry; a static "
+                       "worker id is the operator's choice and is never switched. Until then a "
+                       "clock set back beyond max_clock_drift is handled as with 'error'."),
+             errhint("Set snowflake_id.worker_id = 'auto' and snowflake_id.registry, or "
+                     "on_clock_step_back = 'error'.")));
+    return false;
 }
 
 void sf_register_registry_worker() {
@@ -118,8 +137,14 @@ void set_message(const char *text) {
     LWLockRelease(sf_shared->lock);
 }
 
+// Publishes the status with the node being leased, as a new publication
+// (pg_shared.hpp), and wakes the backends that wait for a change.
 void set_status(LeaseStatus status) {
-    lease().published.store(lease_word(status, lease().node.load()), std::memory_order_release);
+    const int64_t before = lease().published.load();
+    lease().published.store(
+        lease_word(status, lease().node.load(), lease_publication_of(before) + 1),
+        std::memory_order_seq_cst);
+    ConditionVariableBroadcast(&lease().changed);
 }
 
 LeaseStatus status() {
@@ -204,12 +229,41 @@ snowflake::StoreOutcome renew(snowflake::RegistryStore &store, int64_t *next_ren
     lease().last_ok_unix_ms.store(sf_wall_clock_ms());
     lease().renewals.fetch_add(1, std::memory_order_relaxed);
     *next_renewal_mono_ns = plan.next_renewal_mono_ns;
+    set_message("");  // the registry answers again: its last error is past
     return outcome;
 }
 
 // Leases a node id: the configured one, or for 'auto' the one the durable
 // state was made with if it is free, else any; then raises the generator's
 // floor above the previous holder's recorded bound.
+// This server, its layout and its clock, as a lease request gives them.
+void describe_holder(snowflake::LeaseRequest *request) {
+    request->holder.system_id = GetSystemIdentifier();
+    request->holder.instance = instance_id();
+    request->holder.host = hostname;
+    request->holder.port = PostPortNumber;
+    request->holder.data_directory = DataDir;
+    request->holder.timeline = static_cast<int>(GetWALInsertionTimeLine());
+    request->widths = sf_layout.widths();
+    request->epoch_unix_ms = sf_layout.epoch_unix_ms();
+    request->max_clock_drift_ms = sf_max_clock_drift_ms;
+    request->ttl_ms = sf_lease_ttl_ms;
+    request->clock_unix_ms = sf_generator_clock_ms();
+}
+
+// The reservation made under the lease before was capped by that lease's
+// bound (another node id, or an earlier time); nothing may be issued on a
+// new one beyond its own recorded bound. Under `lock`: lowers what is
+// reserved, and what a reservation still being confirmed covers, to the
+// floor, so that the next ID reserves anew under the new lease.
+void lower_reservation_to_floor_locked() {
+    SharedState *s = sf_shared;
+    const uint64_t floor = s->floor.load();
+    s->reservation.below.store(std::min(s->reservation.below.load(), floor));
+    s->reservation.renew_at.store(std::min(s->reservation.renew_at.load(), floor));
+    s->pending_below = std::min(s->pending_below, floor);
+}
+
 snowflake::StoreOutcome acquire(snowflake::RegistryStore &store) {
     snowflake::LeaseRequest request;
     LWLockAcquire(sf_shared->lock, LW_SHARED);
@@ -220,17 +274,7 @@ snowflake::StoreOutcome acquire(snowflake::RegistryStore &store) {
         request.requested_node = wanted_node();
         request.preferred_node = -1;
     }
-    request.holder.system_id = GetSystemIdentifier();
-    request.holder.instance = instance_id();
-    request.holder.host = hostname;
-    request.holder.port = PostPortNumber;
-    request.holder.data_directory = DataDir;
-    request.holder.timeline = static_cast<int>(GetWALInsertionTimeLine());
-    request.widths = sf_layout.widths();
-    request.epoch_unix_ms = sf_layout.epoch_unix_ms();
-    request.max_clock_drift_ms = sf_max_clock_drift_ms;
-    request.ttl_ms = sf_lease_ttl_ms;
-    request.clock_unix_ms = sf_generator_clock_ms();
+    describe_holder(&request);
     snowflake::LeaseGrant grant;
     snowflake::Error err;
     const snowflake::StoreOutcome outcome = store.acquire(request, &grant, &err);
@@ -250,14 +294,8 @@ snowflake::StoreOutcome acquire(snowflake::RegistryStore &store) {
     lease().node.store(grant.node);
     lease().fence.store(grant.fence);
     sf_resume_at_lease_floor(grant.floor_unix_ms, grant.node);
-    // What is reserved locally was capped by the bound of the lease before
-    // (another node id, or an earlier time); nothing may be issued on this
-    // one beyond its own recorded bound, set by the renewal that follows.
     LWLockAcquire(sf_shared->lock, LW_EXCLUSIVE);
-    sf_shared->reservation.below.store(
-        std::min(sf_shared->reservation.below.load(), sf_shared->floor.load()));
-    sf_shared->reservation.renew_at.store(
-        std::min(sf_shared->reservation.renew_at.load(), sf_shared->floor.load()));
+    lower_reservation_to_floor_locked();
     LWLockRelease(sf_shared->lock);
     const int worker_bits = sf_layout.widths().worker_bits;
     ereport(LOG, (errmsg("snowflake_id: leased node id %lld (datacenter %lld, worker %lld) with "
@@ -294,6 +332,90 @@ void release(snowflake::RegistryStore &store) {
     shutdown_requested = shutdown_requested || stopping;
 }
 
+// on_clock_step_back = 'switch_node': the clock is far behind the IDs
+// issued. Gives the lease back and leases a node id whose IDs can carry the
+// clock's time at once, in one registry call, then moves the generator
+// there: its floor goes down to the new id's floor, so the IDs that follow
+// sort below the ones before (documented). Backends that were issuing on
+// the old id throw away what they took (pg_shared.hpp).
+void switch_node(snowflake::RegistryStore &store, int64_t *next_renewal_mono_ns) {
+    SharedState *s = sf_shared;
+    const snowflake::Layout &layout = sf_layout;
+    // The clock the backend that asked read, if lower than ours: the new id
+    // must be usable at the clock the backends issue by (and libfaketime, in
+    // the tests, can leave this process on the real clock).
+    const int64_t own_clock_ms = sf_generator_clock_ms();
+    const int64_t asked_ms = lease().switch_clock_ms.load();
+    const int64_t clock_ms = asked_ms > 0 ? std::min(own_clock_ms, asked_ms) : own_clock_ms;
+    if (status() != LeaseStatus::held || !sf_check_step_back_setting(LOG) ||
+        sf_on_clock_step_back != kStepBackSwitchNode ||
+        !snowflake::clock_far_behind(layout, s->floor.load(), clock_ms, sf_max_clock_drift_ms)) {
+        return;
+    }
+    snowflake::SwitchRequest request;
+    request.node = lease().node.load();
+    request.fence = lease().fence.load();
+    request.held_bound_unix_ms =
+        layout.epoch_unix_ms() +
+        static_cast<int64_t>(lease().below.load() >> layout.timestamp_shift());
+    describe_holder(&request.lease);
+    request.lease.clock_unix_ms = clock_ms;
+    // The bound from the later clock: it must cover every ID until the next
+    // renewal.
+    const snowflake::RenewalPlan plan =
+        snowflake::plan_renewal(own_clock_ms, sf_monotonic_ns(), sf_lease_ttl_ms);
+    request.bound_unix_ms = plan.bound_unix_ms;
+    snowflake::LeaseGrant grant;
+    int64_t expires_unix_ms = 0;
+    snowflake::Error err;
+    const snowflake::StoreOutcome outcome =
+        store.switch_node(request, &grant, &expires_unix_ms, &err);
+    if (outcome != snowflake::StoreOutcome::ok) {
+        note_failure(outcome, err);
+        if (outcome == snowflake::StoreOutcome::refused) {
+            ereport(LOG, (errmsg("snowflake_id: could not switch node id %lld for a clock set "
+                                 "back: %s",
+                                 static_cast<long long>(request.node), err.message),
+                          err.detail[0] != '\0' ? errdetail("%s", err.detail) : 0));
+        }
+        return;
+    }
+    const int64_t floor_ts = grant.floor_unix_ms - layout.epoch_unix_ms();
+    const uint64_t floor_id =
+        floor_ts > 0 ? static_cast<uint64_t>(floor_ts) << layout.timestamp_shift() : 0;
+    const uint64_t last_id = s->floor.load() - 1;
+    LWLockAcquire(s->lock, LW_EXCLUSIVE);
+    // Backends that see `switching` wait for the lock; those that read held
+    // before throw their IDs away when they read the word again.
+    set_status(LeaseStatus::switching);
+    lease().node.store(grant.node);
+    lease().fence.store(grant.fence);
+    s->floor.store(floor_id, std::memory_order_release);
+    lower_reservation_to_floor_locked();
+    lease().below.store(snowflake::lease_id_bound(layout, plan.bound_unix_ms));
+    lease().deadline_mono_ns.store(plan.deadline_mono_ns);
+    lease().expires_unix_ms.store(expires_unix_ms);
+    lease().last_ok_unix_ms.store(sf_wall_clock_ms());
+    lease().switches.fetch_add(1, std::memory_order_relaxed);
+    set_status(LeaseStatus::held);
+    LWLockRelease(s->lock);
+    set_message("");
+    *next_renewal_mono_ns = plan.next_renewal_mono_ns;
+    char last_text[40];
+    snowflake::format_utc(
+        layout.epoch_unix_ms() + static_cast<int64_t>(last_id >> layout.timestamp_shift()),
+        last_text, sizeof last_text);
+    ereport(
+        LOG,
+        (errmsg("snowflake_id: the clock is %lld ms behind the last ID issued on node "
+                "id %lld (%s); switched to node id %lld with fence %lld",
+                static_cast<long long>(static_cast<int64_t>(last_id >> layout.timestamp_shift()) -
+                                       (clock_ms - layout.epoch_unix_ms())),
+                static_cast<long long>(request.node), last_text, static_cast<long long>(grant.node),
+                static_cast<long long>(grant.fence)),
+         errdetail("IDs issued from now on sort below the ones issued before.")));
+}
+
 void lose_lease(LeaseStatus why) {
     set_status(why);
     lease().below.store(0);
@@ -311,6 +433,7 @@ void run(snowflake::RegistryStore &store) {
             const int64_t wanted_before = wanted_node();
             ProcessConfigFile(PGC_SIGHUP);
             lease().auto_node.store(sf_worker_id == kWorkerIdAuto);
+            sf_check_step_back_setting(WARNING);
             if (wanted_node() != wanted_before && status() == LeaseStatus::held) {
                 // Another static id (or 'auto') was configured: give this
                 // lease back and ask for what is configured now.
@@ -326,12 +449,16 @@ void run(snowflake::RegistryStore &store) {
                                      "answers again")));
         }
         int64_t wake = now + kRetryMs * kNsPerMs;
+        if (lease().switch_requested.exchange(false)) {
+            switch_node(store, &next_renewal);
+            lease().switch_attempts.fetch_add(1);
+            ConditionVariableBroadcast(&lease().changed);
+        }
         if (status() != LeaseStatus::held) {
             const snowflake::StoreOutcome got = acquire(store);
             if (got == snowflake::StoreOutcome::ok) {
                 if (renew(store, &next_renewal) == snowflake::StoreOutcome::ok) {
                     set_status(LeaseStatus::held);
-                    set_message("");
                     wake = next_renewal;
                 }
             } else if (got == snowflake::StoreOutcome::refused) {
@@ -378,6 +505,7 @@ extern "C" void sf_registry_worker_main(Datum) {
     hostname[sizeof hostname - 1] = '\0';
     describe_registry();
     lease().auto_node.store(sf_worker_id == kWorkerIdAuto);
+    lease().worker_latch.store(MyLatch);
     if (status() == LeaseStatus::none) {
         set_status(LeaseStatus::waiting);
     }

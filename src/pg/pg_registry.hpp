@@ -13,9 +13,6 @@ typedef struct pg_conn PGconn;
 typedef struct pg_result PGresult;
 }
 
-// How long one connection attempt or query to the registry may take.
-inline constexpr int64_t kRegistryTimeoutMs = 5000;
-
 class PgRegistryStore final : public snowflake::RegistryStore {
   public:
     // conninfo: a libpq connection string. Waits end early once *stop is set.
@@ -31,6 +28,9 @@ class PgRegistryStore final : public snowflake::RegistryStore {
                                   snowflake::Error *err) override;
     snowflake::StoreOutcome release(int64_t node, int64_t fence, int64_t instance,
                                     int64_t bound_unix_ms, snowflake::Error *err) override;
+    snowflake::StoreOutcome switch_node(const snowflake::SwitchRequest &request,
+                                        snowflake::LeaseGrant *grant, int64_t *expires_unix_ms,
+                                        snowflake::Error *err) override;
 
   private:
     snowflake::StoreOutcome connect(snowflake::Error *err);

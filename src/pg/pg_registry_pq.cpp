@@ -269,3 +269,44 @@ snowflake::StoreOutcome PgRegistryStore::release(int64_t node, int64_t fence, in
     }
     return outcome;
 }
+
+snowflake::StoreOutcome PgRegistryStore::switch_node(const snowflake::SwitchRequest &request,
+                                                     snowflake::LeaseGrant *grant,
+                                                     int64_t *expires_unix_ms,
+                                                     snowflake::Error *err) {
+    const snowflake::LeaseHolder &h = request.lease.holder;
+    QueryParam node, fence, instance, held_bound, system_id, port, timeline, drift, ttl, clock,
+        bound;
+    param_of(&node, request.node);
+    param_of(&fence, request.fence);
+    param_of(&instance, h.instance);
+    param_of(&held_bound, request.held_bound_unix_ms);
+    snprintf(system_id.text, sizeof system_id.text, "%llu",
+             static_cast<unsigned long long>(h.system_id));
+    param_of(&port, h.port);
+    param_of(&timeline, h.timeline);
+    param_of(&drift, request.lease.max_clock_drift_ms);
+    param_of(&ttl, request.lease.ttl_ms);
+    param_of(&clock, request.lease.clock_unix_ms);
+    param_of(&bound, request.bound_unix_ms);
+    const char *params[] = {node.text,      fence.text, instance.text, held_bound.text,
+                            system_id.text, h.host,     port.text,     h.data_directory,
+                            timeline.text,  drift.text, ttl.text,      clock.text,
+                            bound.text};
+    PGresult *rows = nullptr;
+    const snowflake::StoreOutcome outcome = query(
+        "SELECT new_node_id, new_fence, floor_ms, "
+        "(extract(epoch FROM expires_at) * 1000)::bigint "
+        "FROM snowflake_registry_switch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, "
+        "$13)",
+        13, params, &rows, err);
+    if (outcome != snowflake::StoreOutcome::ok) {
+        return outcome;
+    }
+    grant->node = strtoll(PQgetvalue(rows, 0, 0), nullptr, 10);
+    grant->fence = strtoll(PQgetvalue(rows, 0, 1), nullptr, 10);
+    grant->floor_unix_ms = strtoll(PQgetvalue(rows, 0, 2), nullptr, 10);
+    *expires_unix_ms = strtoll(PQgetvalue(rows, 0, 3), nullptr, 10);
+    PQclear(rows);
+    return snowflake::StoreOutcome::ok;
+}

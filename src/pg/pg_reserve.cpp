@@ -143,12 +143,20 @@ void sf_reserve(uint64_t need_id, ReserveFor why) {
     }
     LWLockRelease(s->lock);
     sf_wait_for_sync_standbys(lsn);
-    if (sf_registry_configured()) {
-        // The lease may have changed during the wait: never beyond its bound.
-        bound = std::min(bound, s->lease.below.load(std::memory_order_acquire));
+    if (!sf_registry_configured()) {
+        sf_raise_to(s->reservation.below, bound);
+        sf_raise_to(s->reservation.renew_at, renew_point(bound));
+        return;
     }
+    // The lease may have changed during the wait (lost, or switched to
+    // another node id, which lowers the reservation under the exclusive
+    // lock): never beyond the bound of the lease in force, read under the
+    // lock so that a raise cannot land after such a lowering.
+    LWLockAcquire(s->lock, LW_SHARED);
+    bound = std::min(bound, s->lease.below.load(std::memory_order_acquire));
     sf_raise_to(s->reservation.below, bound);
     sf_raise_to(s->reservation.renew_at, renew_point(bound));
+    LWLockRelease(s->lock);
 }
 
 namespace {

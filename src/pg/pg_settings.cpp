@@ -28,6 +28,7 @@ int sf_max_clock_drift_ms = 1000;
 int sf_max_wait_ms = 100;
 int sf_lease_ttl_ms = 60000;
 char *sf_registry = nullptr;
+int sf_on_clock_step_back = kStepBackError;
 
 snowflake::Layout sf_layout;
 bool sf_layout_ok = true;
@@ -91,6 +92,12 @@ static_assert(kIntSettings[kWorkerId].value == &sf_worker_id &&
 
 constexpr char kPrefix[] = "snowflake_id.";
 
+const struct config_enum_entry kStepBackOptions[] = {
+    {"error", kStepBackError, false},
+    {"switch_node", kStepBackSwitchNode, false},
+    {nullptr, 0, false},
+};
+
 // Setting names are case-insensitive in PostgreSQL.
 bool is_our_setting(const char *name) {
     for (const IntSetting &s : kIntSettings) {
@@ -98,7 +105,8 @@ bool is_our_setting(const char *name) {
             return true;
         }
     }
-    return pg_strcasecmp(name, "epoch") == 0 || pg_strcasecmp(name, "registry") == 0;
+    return pg_strcasecmp(name, "epoch") == 0 || pg_strcasecmp(name, "registry") == 0 ||
+           pg_strcasecmp(name, "on_clock_step_back") == 0;
 }
 
 // PostgreSQL itself only warns about an unknown name under a reserved prefix
@@ -124,7 +132,7 @@ bool check_unknown_names(snowflake::Error *err) {
                 err,
                 "snowflake_id's settings are worker_id, datacenter_id, worker_bits, "
                 "datacenter_bits, sequence_bits, epoch, max_clock_drift, max_wait, "
-                "registry and lease_ttl.");
+                "registry, lease_ttl and on_clock_step_back.");
             return false;
         }
     }
@@ -240,6 +248,23 @@ bool read_all(int values[kIntSettingCount], snowflake::Layout *layout, snowflake
             return false;
         }
     }
+    // An enum PostgreSQL would reject at start with only a WARNING, keeping
+    // 'error': refuse it here like every other bad value.
+    const char *step_back_raw = raw_value("on_clock_step_back");
+    if (step_back_raw != nullptr) {
+        bool known = false;
+        for (const config_enum_entry *e = kStepBackOptions; e->name != nullptr; ++e) {
+            known = known || pg_strcasecmp(step_back_raw, e->name) == 0;
+        }
+        if (!known) {
+            snowflake::fail(err, snowflake::ErrorCode::invalid_setting,
+                            "invalid value for parameter \"snowflake_id.on_clock_step_back\": "
+                            "\"%s\"",
+                            step_back_raw);
+            snowflake::set_hint(err, "Available values: error, switch_node.");
+            return false;
+        }
+    }
     const char *epoch_raw = raw_value("epoch");
     int64_t epoch_ms = 0;
     if (!snowflake::parse_epoch(epoch_raw != nullptr ? epoch_raw : kDefaultEpoch, &epoch_ms, err)) {
@@ -338,6 +363,12 @@ void define_settings() {
                                "libpq connection string of the registry of node ids; empty: none.",
                                nullptr, &sf_registry, "", PGC_POSTMASTER, GUC_SUPERUSER_ONLY,
                                nullptr, nullptr, nullptr);
+    DefineCustomEnumVariable("snowflake_id.on_clock_step_back",
+                             "What a server does when its clock is set back beyond "
+                             "max_clock_drift while it runs: error, or switch_node (lease another "
+                             "node id from the registry; worker_id = 'auto' only).",
+                             nullptr, &sf_on_clock_step_back, kStepBackError, kStepBackOptions,
+                             PGC_SIGHUP, 0, nullptr, nullptr, nullptr);
     DefineCustomStringVariable(
         "snowflake_id.epoch", "Instant from which ID timestamps count, ISO-8601 or ms since 1970.",
         nullptr, &sf_epoch_text, kDefaultEpoch, PGC_POSTMASTER, 0, check_epoch, nullptr, nullptr);
@@ -369,6 +400,7 @@ void log_startup(const snowflake::Layout &layout, int64_t now_ms) {
                  errhint("Plan a layout with more timestamp bits or a later epoch, and see "
                          "the README on changing the layout.")));
     }
+    sf_check_step_back_setting(WARNING);
     if (sf_worker_id == kWorkerIdAuto || sf_registry_configured()) {
         sf_check_registry_settings(WARNING);
         // A lease's bound lies lease_ttl ahead of the clock at a renewal, and

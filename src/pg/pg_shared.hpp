@@ -28,6 +28,8 @@
 
 extern "C" {
 #include "access/xlogdefs.h"
+#include "storage/condition_variable.h"
+#include "storage/latch.h"
 #include "storage/lwlock.h"
 }
 
@@ -49,16 +51,31 @@ enum class LeaseStatus : int {
     held,      // IDs may be issued on `node`, below `below`
     refused,   // the registry refused a lease (message says why)
     expired,   // the deadline passed without a confirmed renewal
+    // on_clock_step_back = 'switch_node': the worker is moving the generator
+    // to another node id, holding `lock` exclusively while it does.
+    switching,
 };
 
 // Written by the registry worker alone; read by backends without a lock.
-// Backends read `published` once per call (acquire): the status and the node
-// in one word, so that a call never pairs a held status with a node whose
-// floor has not been set yet. The worker publishes held only after the
+// Backends read `published` at the start of a call (acquire): the status and
+// the node in one word, so that a call never pairs a held status with a node
+// whose floor has not been set yet. The worker publishes held only after the
 // generator's floor is above the node's previous holder and `below` is set,
 // and leaves held before it changes either. The registry's bound itself is
 // enforced where reservations are made (pg_reserve.cpp caps every
-// reservation at `below`), so the hot path gains that one load.
+// reservation at `below`).
+//
+// A switch of node id (on_clock_step_back = 'switch_node') lowers the
+// generator's floor: the new node's IDs lie below the old node's. A backend
+// that read the old word may still be between that read and its
+// compare-and-swap on the floor; from the lowered floor it would issue an
+// old-node ID an hour back, which the old node issued before. So every call
+// reads `published` again after its compare-and-swap (acquire) and throws
+// its IDs away, unissued, if the word changed: the worker publishes
+// `switching` before it lowers the floor (a release store), so a CAS that
+// saw the lowered floor is followed by a read that sees the new word. The
+// word carries a count of publications, so it changes even when status and
+// node come back to what they were. The hot path gains two loads.
 struct LeaseState {
     std::atomic<int64_t> published{0};  // lease_word(status, node)
     std::atomic<int64_t> node{-1};      // the worker's: the node leased or being leased
@@ -72,20 +89,41 @@ struct LeaseState {
     std::atomic<bool> auto_node{false};       // worker_id = 'auto'
     std::atomic<uint64_t> renewals{0};
     std::atomic<uint64_t> failures{0};
+    std::atomic<uint64_t> switches{0};  // node ids switched for a clock set back
+    // A backend whose clock fell far behind asks the worker to switch
+    // (pg_generate.cpp): it sets the flag, sets the worker's latch, and sleeps
+    // on `changed` until switch_attempts moves past what it read. The worker
+    // broadcasts `changed` after every publication and every attempt.
+    std::atomic<bool> switch_requested{false};
+    std::atomic<int64_t> switch_clock_ms{0};  // the asking backend's clock reading
+    std::atomic<uint64_t> switch_attempts{0};
+    std::atomic<Latch *> worker_latch{nullptr};
+    ConditionVariable changed;
     // Under SharedState::lock: the registry as messages name it (no
     // password) and the last error from it, for messages and the status.
     char registry[256] = {};
     char message[1024] = {};
 };
 
-inline int64_t lease_word(LeaseStatus status, int64_t node) {
-    return ((node + 1) << 8) | static_cast<int64_t>(status);
+// How long one connection attempt or query to the registry may take.
+inline constexpr int64_t kRegistryTimeoutMs = 5000;
+
+// The published word: the status (4 bits), the node + 1 (32 bits: the
+// registry leases node ids of up to 30 bits) and the count of publications
+// (27 bits, wrapping; a call would have to span 2^27 publications to miss a
+// change).
+inline int64_t lease_word(LeaseStatus status, int64_t node, int64_t publication) {
+    return ((publication & ((int64_t{1} << 27) - 1)) << 36) | ((node + 1) << 4) |
+           static_cast<int64_t>(status);
 }
 inline LeaseStatus lease_status_of(int64_t word) {
-    return static_cast<LeaseStatus>(word & 0xFF);
+    return static_cast<LeaseStatus>(word & 0xF);
 }
 inline int64_t lease_node_of(int64_t word) {
-    return (word >> 8) - 1;
+    return ((word >> 4) & 0xFFFFFFFF) - 1;
+}
+inline int64_t lease_publication_of(int64_t word) {
+    return word >> 36;
 }
 
 struct SharedState {

@@ -188,6 +188,7 @@ void sf_shmem_startup() {
     if (!found) {
         state->lock = &(GetNamedLWLockTranche(kTrancheName))->lock;
         state->run_id = new_run_id();
+        ConditionVariableInit(&state->lease.changed);
     }
     sf_status_shmem_init();
     LWLockRelease(AddinShmemInitLock);

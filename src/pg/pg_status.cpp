@@ -167,6 +167,7 @@ extern "C" Datum snowflake_status(PG_FUNCTION_ARGS) {
         kLeaseExpiresAt,
         kLeaseRenewals,
         kLeaseFailures,
+        kLeaseSwitches,
         kLeaseMessage,
         kColumns
     };
@@ -217,13 +218,15 @@ extern "C" Datum snowflake_status(PG_FUNCTION_ARGS) {
         values[kIdsIssued + i] = Int64GetDatum(static_cast<int64_t>(sums[i]));
     }
     values[kLayoutEndsAt] = timestamptz_of(layout.end_unix_ms());
-    static const char *const kLeaseStates[] = {"none", "waiting", "held", "refused", "expired"};
+    static const char *const kLeaseStates[] = {"none",    "waiting", "held",
+                                               "refused", "expired", "switching"};
     nulls[kRegistry] = nulls[kLeaseExpiresAt] = nulls[kLeaseMessage] = !registry;
     values[kNodeIdSource] = CStringGetTextDatum(
         sf_worker_id == kWorkerIdAuto ? "auto" : (sf_worker_id >= 0 ? "static" : "unset"));
     values[kLeaseState] = CStringGetTextDatum(kLeaseStates[static_cast<int>(lease_status)]);
     values[kLeaseRenewals] = Int64GetDatum(static_cast<int64_t>(lease.renewals.load()));
     values[kLeaseFailures] = Int64GetDatum(static_cast<int64_t>(lease.failures.load()));
+    values[kLeaseSwitches] = Int64GetDatum(static_cast<int64_t>(lease.switches.load()));
     if (registry) {
         LWLockAcquire(sf_shared->lock, LW_SHARED);
         values[kRegistry] = CStringGetTextDatum(lease.registry);

@@ -125,6 +125,16 @@ sf_expect_match "max_clock_drift above lease_ttl / 3 logs a WARNING at start" \
     "$(sf_server_log drifty)"
 sf_stop drifty
 
+# --- a short registry outage, within the lease -------------------------------
+failures=$(sf_psql n2 -c "SELECT lease_failures FROM snowflake_status")
+sf_stop registry
+sf_poll n2 "SELECT lease_failures > $failures FROM snowflake_status" t
+sf_expect_match "a failed renewal leaves the registry's error in lease_message" \
+    'could not connect|connection' "$(sf_psql n2 -c "SELECT lease_message FROM snowflake_status")"
+sf_start registry || sf_die "the registry did not restart"
+sf_poll n2 "SELECT lease_message = '' AND lease_state = 'held' FROM snowflake_status" t
+sf_log "ok: once a renewal succeeds again, lease_message is cleared"
+
 # --- the registry stopped, then back -----------------------------------------
 sf_stop registry
 sf_stream_ids n3 "$SF_WORK/n3.during" 1000

@@ -85,6 +85,9 @@ expect_refused "worker_id not a number" \
 expect_refused "negative max_wait" \
     '-5 is outside the valid range for parameter "snowflake_id.max_wait"' \
     "snowflake_id.worker_id = 1" "snowflake_id.max_wait = -5"
+expect_refused "unknown on_clock_step_back" \
+    'invalid value for parameter "snowflake_id.on_clock_step_back": "switch"' \
+    "snowflake_id.worker_id = 1" "snowflake_id.on_clock_step_back = 'switch'"
 
 # A layout that ends in less than 5 years: 39 timestamp bits (about 17.4 years)
 # from an epoch 15 years ago.

@@ -34,3 +34,22 @@ TEST(Registry, LeaseIdBoundCoversTimesBelowTheBound) {
               static_cast<uint64_t>(layout.max_timestamp() + 1) << 22)
         << "past the layout's end: every ID";
 }
+
+TEST(Registry, ClockFarBehindOnlyPastTheDrift) {
+    Layout layout;
+    snowflake::Error err;
+    const int64_t epoch = 1'577'836'800'000;
+    ASSERT_TRUE(Layout::make(LayoutWidths{0, 10, 12}, epoch, &layout, &err));
+    // The last ID issued carries time 10'000 (floor = that ID + 1).
+    const uint64_t floor = ((uint64_t{10'000} << 22) | (uint64_t{3} << 12) | 7) + 1;
+    EXPECT_FALSE(snowflake::clock_far_behind(layout, 0, epoch, 1000)) << "nothing issued";
+    EXPECT_FALSE(snowflake::clock_far_behind(layout, floor, epoch + 10'000, 1000));
+    // Borrowing up to the drift is the generator's normal way under demand.
+    EXPECT_FALSE(snowflake::clock_far_behind(layout, floor, epoch + 9'000, 1000));
+    EXPECT_TRUE(snowflake::clock_far_behind(layout, floor, epoch + 8'999, 1000));
+    EXPECT_TRUE(snowflake::clock_far_behind(layout, floor, epoch + 10'000 - 3'600'000, 1000))
+        << "an hour back";
+    // A floor whose sequence carried into the next node keeps the last ID's time.
+    const uint64_t carried = ((uint64_t{10'000} << 22) | (uint64_t{3} << 12) | 0xFFF) + 1;
+    EXPECT_FALSE(snowflake::clock_far_behind(layout, carried, epoch + 9'000, 1000));
+}
