@@ -213,7 +213,7 @@ int64_t wanted_node() {
 // publishes it with the new deadline. Sets *next_renewal_mono_ns.
 snowflake::StoreOutcome renew(snowflake::RegistryStore &store, int64_t *next_renewal_mono_ns) {
     const snowflake::RenewalPlan plan =
-        snowflake::plan_renewal(sf_generator_clock_ms(), sf_monotonic_ns(), sf_lease_ttl_ms);
+        snowflake::plan_renewal(sf_generator_clock_peek_ms(), sf_monotonic_ns(), sf_lease_ttl_ms);
     int64_t expires_unix_ms = 0;
     snowflake::Error err;
     const snowflake::StoreOutcome outcome =
@@ -248,7 +248,7 @@ void describe_holder(snowflake::LeaseRequest *request) {
     request->epoch_unix_ms = sf_layout.epoch_unix_ms();
     request->max_clock_drift_ms = sf_max_clock_drift_ms;
     request->ttl_ms = sf_lease_ttl_ms;
-    request->clock_unix_ms = sf_generator_clock_ms();
+    request->clock_unix_ms = sf_generator_clock_peek_ms();
 }
 
 // The reservation made under the lease before was capped by that lease's
@@ -344,7 +344,7 @@ void switch_node(snowflake::RegistryStore &store, int64_t *next_renewal_mono_ns)
     // The clock the backend that asked read, if lower than ours: the new id
     // must be usable at the clock the backends issue by (and libfaketime, in
     // the tests, can leave this process on the real clock).
-    const int64_t own_clock_ms = sf_generator_clock_ms();
+    const int64_t own_clock_ms = sf_generator_clock_peek_ms();
     const int64_t asked_ms = lease().switch_clock_ms.load();
     const int64_t clock_ms = asked_ms > 0 ? std::min(own_clock_ms, asked_ms) : own_clock_ms;
     if (status() != LeaseStatus::held || !sf_check_step_back_setting(LOG) ||

@@ -178,6 +178,17 @@ snowflake::StoreOutcome PgRegistryStore::query(const char *sql, int nparams,
     return snowflake::StoreOutcome::refused;
 }
 
+namespace {
+
+// A grant from the first three columns of an acquire or a switch.
+void read_grant(PGresult *rows, snowflake::LeaseGrant *grant) {
+    grant->node = strtoll(PQgetvalue(rows, 0, 0), nullptr, 10);
+    grant->fence = strtoll(PQgetvalue(rows, 0, 1), nullptr, 10);
+    grant->floor_unix_ms = strtoll(PQgetvalue(rows, 0, 2), nullptr, 10);
+}
+
+}  // namespace
+
 snowflake::StoreOutcome PgRegistryStore::acquire(const snowflake::LeaseRequest &request,
                                                  snowflake::LeaseGrant *grant,
                                                  snowflake::Error *err) {
@@ -223,9 +234,7 @@ snowflake::StoreOutcome PgRegistryStore::acquire(const snowflake::LeaseRequest &
     if (outcome != snowflake::StoreOutcome::ok) {
         return outcome;
     }
-    grant->node = strtoll(PQgetvalue(rows, 0, 0), nullptr, 10);
-    grant->fence = strtoll(PQgetvalue(rows, 0, 1), nullptr, 10);
-    grant->floor_unix_ms = strtoll(PQgetvalue(rows, 0, 2), nullptr, 10);
+    read_grant(rows, grant);
     PQclear(rows);
     return snowflake::StoreOutcome::ok;
 }
@@ -303,9 +312,7 @@ snowflake::StoreOutcome PgRegistryStore::switch_node(const snowflake::SwitchRequ
     if (outcome != snowflake::StoreOutcome::ok) {
         return outcome;
     }
-    grant->node = strtoll(PQgetvalue(rows, 0, 0), nullptr, 10);
-    grant->fence = strtoll(PQgetvalue(rows, 0, 1), nullptr, 10);
-    grant->floor_unix_ms = strtoll(PQgetvalue(rows, 0, 2), nullptr, 10);
+    read_grant(rows, grant);
     *expires_unix_ms = strtoll(PQgetvalue(rows, 0, 3), nullptr, 10);
     PQclear(rows);
     return snowflake::StoreOutcome::ok;

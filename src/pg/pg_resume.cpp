@@ -24,7 +24,9 @@ int64_t sf_generator_clock_ms() {
     return sf_generator_clock_at(sf_wall_clock_ms());
 }
 
-int64_t sf_generator_clock_at(int64_t wall) {
+namespace {
+
+int64_t generator_clock_at(int64_t wall, bool may_end_catch_up) {
     SharedState *s = sf_shared;
     if (!s->catching_up.load(std::memory_order_acquire)) {
         return wall;
@@ -33,10 +35,24 @@ int64_t sf_generator_clock_at(int64_t wall) {
                                s->catch_up_start_mono_ns.load(std::memory_order_relaxed)};
     bool caught_up = false;
     const int64_t now = snowflake::catch_up_now(c, wall, sf_monotonic_ns(), &caught_up);
-    if (caught_up) {
+    if (caught_up && may_end_catch_up) {
         s->catching_up.store(false, std::memory_order_relaxed);
     }
     return now;
+}
+
+}  // namespace
+
+int64_t sf_generator_clock_at(int64_t wall) {
+    return generator_clock_at(wall, true);
+}
+
+int64_t sf_generator_clock_peek_at(int64_t wall) {
+    return generator_clock_at(wall, false);
+}
+
+int64_t sf_generator_clock_peek_ms() {
+    return generator_clock_at(sf_wall_clock_ms(), false);
 }
 
 namespace {
@@ -140,7 +156,13 @@ void sf_resume_at_lease_floor(int64_t floor_unix_ms, int64_t node) {
     // lead is normal here, and no WARNING is due.
     const snowflake::ResumePlan plan =
         snowflake::plan_resume(layout, floor_id, now, std::numeric_limits<int64_t>::max());
-    if (plan.catch_up) {
+    // The catch-up clock starts at the floor even when this process's clock
+    // reads past it: the backends' readings end it (at once if they are past
+    // it too), so a clock read here alone cannot leave them without it.
+    // (libfaketime in the tests can leave this worker on the real clock.)
+    // Never moved back while it runs ahead.
+    const bool running = s->catching_up.load(std::memory_order_acquire);
+    if (!running || plan.resume_unix_ms > sf_generator_clock_peek_at(now)) {
         s->catch_up_base_unix_ms.store(plan.resume_unix_ms);
         s->catch_up_start_mono_ns.store(sf_monotonic_ns());
         s->catching_up.store(true, std::memory_order_release);

@@ -197,6 +197,12 @@ inline constexpr int64_t kRenewBeforeEndMs = 500;
 // clock while it is ahead; _at takes a wall-clock reading the caller made.
 int64_t sf_generator_clock_ms();
 int64_t sf_generator_clock_at(int64_t wall_unix_ms);
+// The same, but a reading past the catch-up clock does not end it: for the
+// registry worker, whose reading must not take the catch-up away from the
+// backends, which issue by their own readings (and libfaketime in the tests
+// can leave the worker on the real clock).
+int64_t sf_generator_clock_peek_ms();
+int64_t sf_generator_clock_peek_at(int64_t wall_unix_ms);
 int64_t sf_monotonic_ns();
 
 // pg_state_file.cpp. Both return 0 or an errno; they never raise, so the

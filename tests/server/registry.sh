@@ -9,7 +9,8 @@
 #    servers, and the holder keeps minting;
 #  - a node whose layout differs from the cluster's is refused a lease;
 #  - with the registry stopped, nodes mint until their lease deadline and
-#    then refuse with the documented ERROR; with it back they resume;
+#    then refuse with the documented ERROR; a node started meanwhile mints
+#    nothing and says why; with it back they resume, and it leases an id;
 #  - fencing: a node frozen with SIGSTOP until its lease expires, its id
 #    taken by a new node whose clock is ten minutes behind (libfaketime), then
 #    thawed with SIGCONT: the old node refuses, every ID of the new node is
@@ -149,8 +150,20 @@ sf_expect_match "past the deadline n3 refuses, naming the registry and the last 
     "$out"
 sf_expect_match "... with the registry's last word" "DETAIL: +Registry host=$(sf_sockdir registry)" "$out"
 sf_poll n3 "SELECT lease_state FROM snowflake_status" expired
+# A node that starts while the registry is down mints nothing, and says why.
+sf_new late "snowflake_id.worker_id = 'auto'" "$registry_conf" "$ttl_conf"
+sf_start late || sf_die "late did not start"
+sf_psql late -c "CREATE EXTENSION snowflake_id"
+sf_poll late "SELECT lease_failures > 0 FROM snowflake_status" t
+out=$(sf_psql late -c "SELECT snowflake_nextval()" 2>&1 || true)
+sf_expect_match "a node started with the registry down refuses, naming the registry" \
+    "ERROR: +snowflake_id has no node id yet: it waits for a lease from the registry.*DETAIL: +Registry host=$(sf_sockdir registry)" \
+    "$(echo "$out" | tr '\n' ' ')"
 sf_start registry || sf_die "the registry did not restart"
 sf_poll n3 "SELECT lease_state FROM snowflake_status" held
+sf_poll late "SELECT lease_state FROM snowflake_status" held
+sf_stream_ids late "$SF_WORK/late.ids" 1000
+sf_log "ok: once the registry is back, the late node leases an id and mints"
 sf_stream_ids n3 "$SF_WORK/n3.back" 1000
 sf_expect_above "n3 once the registry is back" "$SF_WORK/n3.ids" "$SF_WORK/n3.during" -- \
     "$SF_WORK/n3.back"
