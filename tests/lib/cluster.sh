@@ -57,6 +57,10 @@ sf_use_workspace() {
 
 sf_cleanup() {
     local rc=$? name
+    # Servers a test froze with SIGSTOP (SF_FROZEN_PIDS) cannot be stopped
+    # while frozen: thaw them first, in case the test ended before it did.
+    # shellcheck disable=SC2086
+    [ -z "${SF_FROZEN_PIDS:-}" ] || kill -CONT $SF_FROZEN_PIDS 2>/dev/null || true
     for name in "${SF_STARTED[@]}"; do
         if [ -f "$SF_WORK/$name/data/postmaster.pid" ]; then
             sf_as_server "$SF_STAGE_BIN/pg_ctl" -D "$SF_WORK/$name/data" -m immediate -w stop \

@@ -178,6 +178,7 @@ sf_poll old "SELECT lease_state FROM snowflake_status" held
 sf_stream_ids old "$SF_WORK/old.before" 5000
 pm=$(sf_as_server head -1 "$(sf_datadir old)/postmaster.pid")
 old_pids="$pm $(pgrep -P "$pm" | tr '\n' ' ')"
+SF_FROZEN_PIDS=$old_pids
 # shellcheck disable=SC2086
 kill -STOP $old_pids
 sf_poll registry "SELECT state FROM snowflake_registry_leases WHERE node_id = $frozen" expired
