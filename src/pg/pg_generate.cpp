@@ -170,8 +170,8 @@ void lease_texts(LeaseTexts *out) {
     sf_raise(err);
 }
 
-// The lease a call issues under: the published word it read and its node
-// (-1 without a registry).
+// The lease a call issues under: the published word it read (never 0 for a
+// held lease; 0 without a registry) and its node (-1 without a registry).
 struct CallLease {
     int64_t word = 0;
     int64_t node = -1;
@@ -212,7 +212,7 @@ CallLease check_can_issue() {
 // Whether the lease changed since the call read it (pg_shared.hpp): IDs taken
 // since then may be on a node id the server no longer holds.
 bool lease_changed(const CallLease &lease) {
-    return sf_registry_configured() &&
+    return lease.word != 0 &&
            sf_shared->lease.published.load(std::memory_order_acquire) != lease.word;
 }
 
@@ -221,10 +221,6 @@ bool lease_changed(const CallLease &lease) {
 // round trip, within the registry's time limit). True if the lease changed:
 // the call starts over on it.
 bool wait_for_node_switch(const CallLease &lease, int64_t clock_ms) {
-    if (sf_on_clock_step_back != kStepBackSwitchNode || sf_worker_id != kWorkerIdAuto ||
-        !sf_registry_configured()) {
-        return false;
-    }
     LeaseState &state = sf_shared->lease;
     const uint64_t attempts = state.switch_attempts.load(std::memory_order_acquire);
     state.switch_clock_ms.store(clock_ms, std::memory_order_relaxed);
@@ -377,17 +373,13 @@ bool issue_ids(const snowflake::GeneratorParams &params, int64_t count, const Ca
             continue;
         }
         if (r.status == snowflake::IssueStatus::failed) {
-            if (err.code == snowflake::ErrorCode::clock_behind &&
-                sf_on_clock_step_back == kStepBackSwitchNode && sf_registry_configured()) {
-                if (*may_switch) {
-                    *may_switch = false;
-                    if (wait_for_node_switch(lease, generator_clock(nullptr))) {
-                        return false;
-                    }
-                    if (sf_worker_id == kWorkerIdAuto) {
-                        raise_switch_failed(err);
-                    }
+            if (err.code == snowflake::ErrorCode::clock_behind && *may_switch &&
+                sf_switch_node_enabled()) {
+                *may_switch = false;
+                if (wait_for_node_switch(lease, generator_clock(nullptr))) {
+                    return false;
                 }
+                raise_switch_failed(err);
             }
             raise_counted(err);
         }

@@ -60,8 +60,10 @@ bool sf_registry_configured();
 // 'auto' the lease gives the datacenter id too); reports what is wrong at
 // elevel (WARNING at start, ERROR from snowflake_nextval) and returns false.
 bool sf_check_registry_settings(int elevel);
-// on_clock_step_back = 'switch_node' needs worker_id = 'auto' and a registry:
-// false, reported at elevel, if it is set without them.
+// on_clock_step_back = 'switch_node' with what it needs: worker_id = 'auto'
+// and a registry.
+bool sf_switch_node_enabled();
+// False, reported at elevel, if 'switch_node' is set without them.
 bool sf_check_step_back_setting(int elevel);
 
 // The layout every function of this backend uses. With the library

@@ -79,9 +79,13 @@ bool sf_check_registry_settings(int elevel) {
     return true;
 }
 
+bool sf_switch_node_enabled() {
+    return sf_on_clock_step_back == kStepBackSwitchNode && sf_worker_id == kWorkerIdAuto &&
+           sf_registry_configured();
+}
+
 bool sf_check_step_back_setting(int elevel) {
-    if (sf_on_clock_step_back != kStepBackSwitchNode ||
-        (sf_worker_id == kWorkerIdAuto && sf_registry_configured())) {
+    if (sf_on_clock_step_back != kStepBackSwitchNode || sf_switch_node_enabled()) {
         return true;
     }
     ereport(elevel,
@@ -307,6 +311,13 @@ snowflake::StoreOutcome acquire(snowflake::RegistryStore &store) {
     return outcome;
 }
 
+// The bound the registry has recorded for the lease held, as ms since 1970:
+// what giving it back records.
+int64_t recorded_bound_unix_ms() {
+    return sf_layout.epoch_unix_ms() +
+           static_cast<int64_t>(lease().below.load() >> sf_layout.timestamp_shift());
+}
+
 // Gives the lease back (a clean stop, or another node id configured). No
 // new IDs on it from here: the recorded bound stays as it is, so the next
 // holder starts above every ID issued on it.
@@ -315,9 +326,7 @@ void release(snowflake::RegistryStore &store) {
         return;
     }
     set_status(LeaseStatus::waiting);
-    const int64_t bound_unix_ms =
-        sf_layout.epoch_unix_ms() +
-        static_cast<int64_t>(lease().below.load() >> sf_layout.timestamp_shift());
+    const int64_t bound_unix_ms = recorded_bound_unix_ms();
     lease().below.store(0);
     // The call's waits end early on a shutdown request: let this one run
     // (within its time limit), and keep the request.
@@ -347,17 +356,14 @@ void switch_node(snowflake::RegistryStore &store, int64_t *next_renewal_mono_ns)
     const int64_t own_clock_ms = sf_generator_clock_peek_ms();
     const int64_t asked_ms = lease().switch_clock_ms.load();
     const int64_t clock_ms = asked_ms > 0 ? std::min(own_clock_ms, asked_ms) : own_clock_ms;
-    if (status() != LeaseStatus::held || !sf_check_step_back_setting(LOG) ||
-        sf_on_clock_step_back != kStepBackSwitchNode ||
+    if (status() != LeaseStatus::held || !sf_switch_node_enabled() ||
         !snowflake::clock_far_behind(layout, s->floor.load(), clock_ms, sf_max_clock_drift_ms)) {
         return;
     }
     snowflake::SwitchRequest request;
     request.node = lease().node.load();
     request.fence = lease().fence.load();
-    request.held_bound_unix_ms =
-        layout.epoch_unix_ms() +
-        static_cast<int64_t>(lease().below.load() >> layout.timestamp_shift());
+    request.held_bound_unix_ms = recorded_bound_unix_ms();
     describe_holder(&request.lease);
     request.lease.clock_unix_ms = clock_ms;
     // The bound from the later clock: it must cover every ID until the next
@@ -380,9 +386,7 @@ void switch_node(snowflake::RegistryStore &store, int64_t *next_renewal_mono_ns)
         }
         return;
     }
-    const int64_t floor_ts = grant.floor_unix_ms - layout.epoch_unix_ms();
-    const uint64_t floor_id =
-        floor_ts > 0 ? static_cast<uint64_t>(floor_ts) << layout.timestamp_shift() : 0;
+    const uint64_t floor_id = snowflake::lease_id_bound(layout, grant.floor_unix_ms);
     const uint64_t last_id = s->floor.load() - 1;
     LWLockAcquire(s->lock, LW_EXCLUSIVE);
     // Backends that see `switching` wait for the lock; those that read held

@@ -33,6 +33,18 @@ void param_of(QueryParam *p, long long v) {
     snprintf(p->text, sizeof p->text, "%lld", v);
 }
 
+// A holder's numbers as query parameters (its texts go in as they are).
+struct HolderParams {
+    QueryParam system_id, instance, port, timeline;
+    explicit HolderParams(const snowflake::LeaseHolder &h) {
+        snprintf(system_id.text, sizeof system_id.text, "%llu",
+                 static_cast<unsigned long long>(h.system_id));
+        param_of(&instance, h.instance);
+        param_of(&port, h.port);
+        param_of(&timeline, h.timeline);
+    }
+};
+
 }  // namespace
 
 PgRegistryStore::PgRegistryStore(const char *conninfo, volatile sig_atomic_t *stop)
@@ -193,16 +205,12 @@ snowflake::StoreOutcome PgRegistryStore::acquire(const snowflake::LeaseRequest &
                                                  snowflake::LeaseGrant *grant,
                                                  snowflake::Error *err) {
     const snowflake::LeaseHolder &h = request.holder;
-    QueryParam requested, preferred, fence, system_id, instance, port, timeline, dc_bits,
-        worker_bits, seq_bits, epoch, drift, ttl, clock;
+    const HolderParams holder(h);
+    QueryParam requested, preferred, fence, dc_bits, worker_bits, seq_bits, epoch, drift, ttl,
+        clock;
     param_of(&requested, request.requested_node);
     param_of(&preferred, request.preferred_node);
     param_of(&fence, request.previous_fence);
-    snprintf(system_id.text, sizeof system_id.text, "%llu",
-             static_cast<unsigned long long>(h.system_id));
-    param_of(&instance, h.instance);
-    param_of(&port, h.port);
-    param_of(&timeline, h.timeline);
     param_of(&dc_bits, request.widths.datacenter_bits);
     param_of(&worker_bits, request.widths.worker_bits);
     param_of(&seq_bits, request.widths.sequence_bits);
@@ -213,12 +221,12 @@ snowflake::StoreOutcome PgRegistryStore::acquire(const snowflake::LeaseRequest &
     const char *params[] = {request.requested_node >= 0 ? requested.text : nullptr,
                             request.preferred_node >= 0 ? preferred.text : nullptr,
                             request.previous_fence > 0 ? fence.text : nullptr,
-                            system_id.text,
-                            instance.text,
+                            holder.system_id.text,
+                            holder.instance.text,
                             h.host,
-                            port.text,
+                            holder.port.text,
                             h.data_directory,
-                            timeline.text,
+                            holder.timeline.text,
                             dc_bits.text,
                             worker_bits.text,
                             seq_bits.text,
@@ -284,23 +292,27 @@ snowflake::StoreOutcome PgRegistryStore::switch_node(const snowflake::SwitchRequ
                                                      int64_t *expires_unix_ms,
                                                      snowflake::Error *err) {
     const snowflake::LeaseHolder &h = request.lease.holder;
-    QueryParam node, fence, instance, held_bound, system_id, port, timeline, drift, ttl, clock,
-        bound;
+    const HolderParams holder(h);
+    QueryParam node, fence, held_bound, drift, ttl, clock, bound;
     param_of(&node, request.node);
     param_of(&fence, request.fence);
-    param_of(&instance, h.instance);
     param_of(&held_bound, request.held_bound_unix_ms);
-    snprintf(system_id.text, sizeof system_id.text, "%llu",
-             static_cast<unsigned long long>(h.system_id));
-    param_of(&port, h.port);
-    param_of(&timeline, h.timeline);
     param_of(&drift, request.lease.max_clock_drift_ms);
     param_of(&ttl, request.lease.ttl_ms);
     param_of(&clock, request.lease.clock_unix_ms);
     param_of(&bound, request.bound_unix_ms);
-    const char *params[] = {node.text,      fence.text, instance.text, held_bound.text,
-                            system_id.text, h.host,     port.text,     h.data_directory,
-                            timeline.text,  drift.text, ttl.text,      clock.text,
+    const char *params[] = {node.text,
+                            fence.text,
+                            holder.instance.text,
+                            held_bound.text,
+                            holder.system_id.text,
+                            h.host,
+                            holder.port.text,
+                            h.data_directory,
+                            holder.timeline.text,
+                            drift.text,
+                            ttl.text,
+                            clock.text,
                             bound.text};
     PGresult *rows = nullptr;
     const snowflake::StoreOutcome outcome = query(
