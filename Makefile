@@ -31,6 +31,10 @@ PG_INCLUDE_SERVER := $(shell $(PG_CONFIG) --includedir-server 2>/dev/null)
 # -fno-exceptions: nothing in the library can throw into PostgreSQL.
 PG_CXXFLAGS = -std=c++20 -Wall -Wextra -Werror -fno-exceptions -fno-rtti -Isrc \
 	-isystem $(PG_INCLUDE_SERVER)
+# The module's version (PG_MODULE_MAGIC_EXT, PostgreSQL 18 and later) is the
+# control file's default_version: one place to change it.
+EXTVERSION := $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" $(EXTENSION).control)
+PG_CXXFLAGS += -DSF_EXTENSION_VERSION='"$(EXTVERSION)"'
 # libpq for the registry worker (src/pg/pg_registry.cpp), as contrib's
 # dblink and postgres_fdw use it.
 PG_CXXFLAGS += -isystem $(shell $(PG_CONFIG) --includedir 2>/dev/null)

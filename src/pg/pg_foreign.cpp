@@ -6,6 +6,8 @@
 
 #include "core/foreign_layout.hpp"
 #include "pg_glue.hpp"
+// After the core headers (src/core/pure_cpp.hpp).
+#include "pg_compat.hpp"
 
 extern "C" {
 #include "access/htup_details.h"

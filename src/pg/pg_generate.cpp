@@ -10,11 +10,7 @@ extern "C" {
 #include "miscadmin.h"
 #include "storage/latch.h"
 #include "utils/tuplestore.h"
-#if PG_VERSION_NUM >= 140000
 #include "utils/wait_event.h"
-#else
-#include "pgstat.h"
-#endif
 
 PG_FUNCTION_INFO_V1(snowflake_nextval);
 PG_FUNCTION_INFO_V1(snowflake_nextval_block);

@@ -1,11 +1,13 @@
 // The module's entry point.
 #include "pg_shared.hpp"
+// After the core headers (src/core/pure_cpp.hpp).
+#include "pg_compat.hpp"
 
 extern "C" {
 #include "fmgr.h"
 #include "miscadmin.h"
 
-PG_MODULE_MAGIC;
+SF_MODULE_MAGIC;
 
 // PG 15's fmgr.h does not declare _PG_init; without C linkage g++ would mangle
 // the name and the server would never call it.
@@ -20,6 +22,7 @@ PGDLLEXPORT void _PG_init(void);
 // preload when called.
 void _PG_init(void) {
     const bool preloading = process_shared_preload_libraries_in_progress;
+    sf_compat_init_running_server();
     sf_load_settings(preloading);
     if (preloading) {
         sf_register_wal_rmgr();

@@ -7,6 +7,8 @@
 
 #include "core/objectid.hpp"
 #include "pg_glue.hpp"
+// After the core headers (src/core/pure_cpp.hpp).
+#include "pg_compat.hpp"
 
 extern "C" {
 #include "fmgr.h"
@@ -14,11 +16,7 @@ extern "C" {
 #include "storage/latch.h"
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
-#if PG_VERSION_NUM >= 140000
 #include "utils/wait_event.h"
-#else
-#include "pgstat.h"
-#endif
 
 PG_FUNCTION_INFO_V1(objectid_generate);
 PG_FUNCTION_INFO_V1(objectid_timestamp);

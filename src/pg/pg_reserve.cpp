@@ -13,6 +13,8 @@
 #include <algorithm>
 
 #include "pg_shared.hpp"
+// After the core headers (src/core/pure_cpp.hpp).
+#include "pg_compat.hpp"
 
 extern "C" {
 #include "access/xlog.h"
@@ -23,11 +25,7 @@ extern "C" {
 #include "storage/latch.h"
 #include "storage/lwlock.h"
 #include "storage/proc.h"
-#if PG_VERSION_NUM >= 140000
 #include "utils/wait_event.h"
-#else
-#include "pgstat.h"
-#endif
 }
 
 void sf_raise_to(std::atomic<uint64_t> &word, uint64_t value) {
@@ -79,21 +77,6 @@ uint64_t new_bound(uint64_t need_id) {
 uint64_t renew_point(uint64_t bound) {
     const uint64_t margin = static_cast<uint64_t>(kRenewBeforeEndMs) << sf_layout.timestamp_shift();
     return bound > margin ? bound - margin : 0;
-}
-
-// Whether synchronous standbys are configured, as the checkpointer has
-// published it for all backends (PostgreSQL's commit wait reads the same
-// flag): a backend's own copy of synchronous_standby_names only changes
-// between statements, and a long COPY must not miss a change. Read under
-// SyncRepLock. Minor releases of 15 turned the bool sync_standbys_defined
-// into the bit SYNC_STANDBY_DEFINED of sync_standbys_status; the headers
-// built against decide which.
-bool sync_standbys_defined() {
-#ifdef SYNC_STANDBY_DEFINED
-    return (WalSndCtl->sync_standbys_status & SYNC_STANDBY_DEFINED) != 0;
-#else
-    return WalSndCtl->sync_standbys_defined;
-#endif
 }
 
 }  // namespace
@@ -170,57 +153,18 @@ namespace {
 // synchronous_commit, so it sleeps until released, like a commit.
 // SyncRepWaitForLSN itself is not used: it waits in the session's mode, and
 // on cancel it only warns that the "transaction has already committed
-// locally" and returns, where a reservation must end with an ERROR. Both
-// functions below run under SyncRepLock, exclusive; ProcKill takes a
-// process that exits while queued out of the queue.
+// locally" and returns, where a reservation must end with an ERROR. The
+// queue is changed under SyncRepLock, exclusive; ProcKill takes a process
+// that exits while queued out of the queue.
 constexpr int kFlushMode = SYNC_REP_WAIT_FLUSH;
 
-#if PG_VERSION_NUM >= 160000
-void join_flush_queue_locked(XLogRecPtr lsn) {
-    MyProc->waitLSN = lsn;
-    MyProc->syncRepState = SYNC_REP_WAITING;
-    dlist_head *queue = &WalSndCtl->SyncRepQueue[kFlushMode];
-    dlist_iter iter;
-    // From the tail: after the last waiter whose LSN is below ours.
-    dlist_reverse_foreach(iter, queue) {
-        PGPROC *proc = dlist_container(PGPROC, syncRepLinks, iter.cur);
-        if (proc->waitLSN < lsn) {
-            dlist_insert_after(&proc->syncRepLinks, &MyProc->syncRepLinks);
-            return;
-        }
-    }
-    dlist_push_head(queue, &MyProc->syncRepLinks);
-}
-
-void leave_flush_queue_locked() {
-    if (!dlist_node_is_detached(&MyProc->syncRepLinks)) {
-        dlist_delete_thoroughly(&MyProc->syncRepLinks);
-    }
-}
-#else
-void join_flush_queue_locked(XLogRecPtr lsn) {
-    MyProc->waitLSN = lsn;
-    MyProc->syncRepState = SYNC_REP_WAITING;
-    SHM_QUEUE *queue = &WalSndCtl->SyncRepQueue[kFlushMode];
-    const Size link = offsetof(PGPROC, syncRepLinks);
-    // From the tail: after the last waiter whose LSN is below ours.
-    auto *proc = reinterpret_cast<PGPROC *>(SHMQueuePrev(queue, queue, link));
-    while (proc != nullptr && proc->waitLSN >= lsn) {
-        proc = reinterpret_cast<PGPROC *>(SHMQueuePrev(queue, &proc->syncRepLinks, link));
-    }
-    SHMQueueInsertAfter(proc != nullptr ? &proc->syncRepLinks : queue, &MyProc->syncRepLinks);
-}
-
-void leave_flush_queue_locked() {
-    if (!SHMQueueIsDetached(&MyProc->syncRepLinks)) {
-        SHMQueueDelete(&MyProc->syncRepLinks);
-    }
-}
-#endif
-
-// Whether WAL up to lsn needs no (more) waiting; under SyncRepLock.
+// Whether WAL up to lsn needs no (more) waiting; under SyncRepLock. Whether
+// standbys are configured is read from the flag the checkpointer publishes
+// for all backends, as the commit wait does: a backend's own copy of
+// synchronous_standby_names only changes between statements, and a long COPY
+// must not miss a change.
 bool flushed_or_no_standbys_locked(XLogRecPtr lsn) {
-    return !sync_standbys_defined() || WalSndCtl->lsn[kFlushMode] >= lsn;
+    return !sf_compat_sync_standbys_defined_locked() || WalSndCtl->lsn[kFlushMode] >= lsn;
 }
 
 }  // namespace
@@ -246,7 +190,7 @@ void sf_wait_for_sync_standbys(XLogRecPtr lsn) {
             LWLockRelease(SyncRepLock);
             return;
         }
-        join_flush_queue_locked(lsn);
+        sf_compat_syncrep_queue_insert_locked(kFlushMode, lsn);
         LWLockRelease(SyncRepLock);
         bool released = false;
         for (;;) {
@@ -266,7 +210,7 @@ void sf_wait_for_sync_standbys(XLogRecPtr lsn) {
             (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_EXIT_ON_PM_DEATH, -1L, WAIT_EVENT_SYNC_REP);
         }
         LWLockAcquire(SyncRepLock, LW_EXCLUSIVE);
-        leave_flush_queue_locked();  // a no-op when released
+        sf_compat_syncrep_queue_remove_locked();  // a no-op when released
         MyProc->syncRepState = SYNC_REP_NOT_WAITING;
         MyProc->waitLSN = InvalidXLogRecPtr;
         LWLockRelease(SyncRepLock);

@@ -15,6 +15,8 @@
 
 #include "core/epoch.hpp"
 #include "pg_glue.hpp"
+// After the core headers (src/core/pure_cpp.hpp).
+#include "pg_compat.hpp"
 
 extern "C" {
 #include "miscadmin.h"
@@ -114,13 +116,8 @@ bool is_our_setting(const char *name) {
 // default. Before our settings are defined, every snowflake_id.* name in the
 // configuration is still a placeholder: refuse any that is not ours.
 bool check_unknown_names(snowflake::Error *err) {
-#if PG_VERSION_NUM >= 160000
     int count = 0;
-    struct config_generic **vars = get_guc_variables(&count);
-#else
-    struct config_generic **vars = get_guc_variables();
-    const int count = GetNumConfigOptions();
-#endif
+    struct config_generic **vars = sf_compat_guc_variables(&count);
     for (int i = 0; i < count; ++i) {
         const char *name = vars[i]->name;
         if ((vars[i]->flags & GUC_CUSTOM_PLACEHOLDER) != 0 &&
@@ -310,11 +307,7 @@ bool check_node_id(const IntSetting &s, char **newval, void **extra) {
             "fraction, no hexadecimal.");
         return false;
     }
-#if PG_VERSION_NUM >= 160000
-    int *stored = static_cast<int *>(guc_malloc(LOG, sizeof(int)));
-#else
-    int *stored = static_cast<int *>(malloc(sizeof(int)));  // PostgreSQL free()s it
-#endif
+    int *stored = static_cast<int *>(sf_compat_guc_extra_alloc(sizeof(int)));
     if (stored == nullptr) {
         return false;
     }
@@ -372,11 +365,7 @@ void define_settings() {
     DefineCustomStringVariable(
         "snowflake_id.epoch", "Instant from which ID timestamps count, ISO-8601 or ms since 1970.",
         nullptr, &sf_epoch_text, kDefaultEpoch, PGC_POSTMASTER, 0, check_epoch, nullptr, nullptr);
-#if PG_VERSION_NUM >= 150000
     MarkGUCPrefixReserved("snowflake_id");
-#else
-    EmitWarningsOnPlaceholders("snowflake_id");
-#endif
 }
 
 // Messages the postmaster logs once at start.

@@ -38,9 +38,7 @@ namespace {
 
 constexpr const char *kTrancheName = "snowflake_id";
 
-#if PG_VERSION_NUM >= 150000
 shmem_request_hook_type prev_shmem_request_hook = nullptr;
-#endif
 shmem_startup_hook_type prev_shmem_startup_hook = nullptr;
 
 Size shared_size() {
@@ -53,15 +51,13 @@ void request_shmem() {
     RequestNamedLWLockTranche(kTrancheName, 1);
 }
 
-#if PG_VERSION_NUM >= 150000
-// shmem_request_hook: reserve our segment and lock (PG 15 allows it only here).
+// shmem_request_hook: reserve our segment and lock (allowed only here).
 void sf_shmem_request() {
     if (prev_shmem_request_hook != nullptr) {
         prev_shmem_request_hook();
     }
     request_shmem();
 }
-#endif
 
 // A new id for every creation of shared memory, so that the runs between two
 // crash-restarts of one postmaster differ too.
@@ -205,12 +201,8 @@ void sf_shmem_startup() {
 }  // namespace
 
 void sf_install_shmem_hooks() {
-#if PG_VERSION_NUM >= 150000
     prev_shmem_request_hook = shmem_request_hook;
     shmem_request_hook = sf_shmem_request;
-#else
-    request_shmem();
-#endif
     prev_shmem_startup_hook = shmem_startup_hook;
     shmem_startup_hook = sf_shmem_startup;
 }

@@ -8,6 +8,8 @@
 #include <new>
 
 #include "pg_shared.hpp"
+// After the core headers (src/core/pure_cpp.hpp).
+#include "pg_compat.hpp"
 
 extern "C" {
 #include "access/htup_details.h"
@@ -40,27 +42,11 @@ bool my_slot_is_shared = false;
 // One slot per PGPROC (backends, auxiliary processes, prepared
 // transactions), plus the shared one.
 int slot_count() {
-#if PG_VERSION_NUM >= 150000
-    const int procs = MaxBackends;
-#else
-    // Before PG 15 shared memory is sized before MaxBackends is set: the
-    // same sum InitializeMaxBackends() makes.
-    const int procs =
-        MaxConnections + autovacuum_max_workers + 1 + max_worker_processes + max_wal_senders;
-#endif
-    return procs + NUM_AUXILIARY_PROCS + max_prepared_xacts + 1;
-}
-
-int my_proc_number() {
-#if PG_VERSION_NUM >= 170000
-    return MyProcNumber;
-#else
-    return MyProc != nullptr ? MyProc->pgprocno : -1;
-#endif
+    return MaxBackends + NUM_AUXILIARY_PROCS + max_prepared_xacts + 1;
 }
 
 StatusCounters *find_my_slot() {
-    const int n = my_proc_number();
+    const int n = sf_compat_my_proc_number();
     if (n >= 0 && n < status_slots->count - 1) {
         my_slot_is_shared = false;
         return &status_slots->slots[n];

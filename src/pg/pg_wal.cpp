@@ -26,8 +26,6 @@ extern "C" {
 #include "miscadmin.h"
 }
 
-#if PG_VERSION_NUM >= 150000
-
 namespace {
 
 constexpr RmgrId kRmgrId = RM_EXPERIMENTAL_ID;
@@ -112,13 +110,3 @@ XLogRecPtr sf_log_record(const snowflake::StateRecord &record) {
     XLogRegisterData(reinterpret_cast<char *>(bytes), sizeof bytes);
     return XLogInsert(kRmgrId, kInfoReserve);
 }
-
-#else  // no custom WAL resource managers before PostgreSQL 15
-
-void sf_register_wal_rmgr() {}
-
-XLogRecPtr sf_log_record(const snowflake::StateRecord &) {
-    return InvalidXLogRecPtr;
-}
-
-#endif

@@ -154,5 +154,14 @@ sf_expect_match "a reload refuses worker_id = '010' and says so" \
     'invalid value for parameter "snowflake_id.worker_id": "010"' "$(sf_server_log s)"
 sf_expect_eq "and the server keeps worker 9" 9 \
     "$(sf_psql s -c 'SELECT worker_id FROM snowflake_decode(snowflake_nextval())')"
+
+# PostgreSQL 18 and later show a module's name and version from its magic
+# block (PG_MODULE_MAGIC_EXT): the control file's version.
+if [ "$(sf_psql s -c "SHOW server_version_num")" -ge 180000 ]; then
+    sf_expect_eq "pg_get_loaded_modules() names the module and its version" \
+        "snowflake_id|$(sed -n "s/^default_version = '\(.*\)'/\1/p" "$SF_ROOT/snowflake_id.control")" \
+        "$(sf_psql s -c "SELECT module_name || '|' || version FROM pg_get_loaded_modules()
+                         WHERE file_name = 'snowflake_id.so'")"
+fi
 sf_stop s
 echo "startup: all checks passed"
