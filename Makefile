@@ -3,6 +3,8 @@
 #   make demo       build, stage, start a throwaway server and show the extension
 #   make demo-stop  stop the demo server
 #   make test       every test (unit, regression, server tests)
+#   make test-all-versions  the server tests against PostgreSQL 15, 17 and 18,
+#                   and a build against 19 (tests/all-versions)
 #   make bench      the benchmark (bench/run)
 #   make bench-durable  what the durable reservation costs (bench/durable-cost)
 #   make bench-toolkit  blocks against single calls, decoders against gen_random_uuid (bench/toolkit)
@@ -18,6 +20,15 @@ DATA = snowflake_id--1.0.sql snowflake_id--1.0--1.1.sql snowflake_id--1.1.sql \
 	snowflake_id--1.1--1.2.sql snowflake_id--1.2.sql snowflake_id--1.2--1.3.sql \
 	snowflake_id--1.3.sql
 PGFILEDESC = "snowflake_id - Snowflake IDs generated inside PostgreSQL"
+
+# `make installcheck`: the pg_regress suites that need a preloaded server
+# with a worker id. The library must be preloaded, so pg_regress starts a
+# temporary instance of the installed server with tests/installcheck.conf,
+# as contrib's pg_stat_statements does. tests/server/regress.sh runs this,
+# and the suites that need other settings.
+REGRESS = snowflake_functions snowflake_errors snowflake_toolkit snowflake_partitioning \
+	snowflake_registry snowflake_upgrade
+REGRESS_OPTS = --temp-instance=tmp_check --temp-config=$(srcdir)/tests/installcheck.conf
 
 CORE_SRCS = $(wildcard src/core/*.cpp)
 GLUE_SRCS = $(wildcard src/pg/*.cpp)
@@ -64,7 +75,7 @@ $(GTEST_BIN): $(CORE_SRCS) $(wildcard src/core/*.hpp) $(UNIT_SRCS)
 	g++ -std=c++20 -Wall -Wextra -Werror -O2 -g -Isrc $(CORE_SRCS) $(UNIT_SRCS) \
 		-lgtest -lgtest_main -pthread -o $@
 
-.PHONY: deps unit test demo demo-stop bench bench-durable bench-toolkit bench-registry format \
+.PHONY: deps unit test test-all-versions demo demo-stop bench bench-durable bench-toolkit bench-registry format \
 	check-format
 
 deps:
@@ -75,6 +86,9 @@ unit: deps $(GTEST_BIN)
 
 test: deps
 	@tests/run-all
+
+test-all-versions: deps
+	@tests/all-versions
 
 demo: deps
 	@tools/demo start

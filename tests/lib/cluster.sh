@@ -20,6 +20,14 @@ set -o pipefail
 SF_ROOT=${SF_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 SF_PG_CONFIG=${PG_CONFIG:-pg_config}
 SF_PGBIN=$($SF_PG_CONFIG --bindir)
+# Clients (psql, pg_isready, pgbench): the server's own where it has them;
+# a server assembled by tools/fetch-pg has none, and the system's PostgreSQL
+# 15 clients talk to newer servers.
+if [ -x "$SF_PGBIN/psql" ]; then
+    SF_CLIENT_BIN=${SF_CLIENT_BIN:-$SF_PGBIN}
+else
+    SF_CLIENT_BIN=${SF_CLIENT_BIN:-/usr/lib/postgresql/15/bin}
+fi
 SF_PORT=5432
 SF_STARTED=()
 
@@ -83,28 +91,82 @@ sf_cleanup() {
 
 # Builds the extension and installs it into $SF_WORK/stage: a copy of the server's
 # binaries whose share and lib directories (found relative to the binary) hold
-# symlinks to the system's files plus the extension's own.
+# symlinks to the system's files plus the extension's own. With
+# SF_STAGE_FROM=DIR, the extension's files come from DIR (a package unpacked
+# with dpkg -x) instead of `make install`. $SF_STAGE/pg_config describes the
+# stage to PGXS (`make installcheck`).
 sf_stage() {
-    local sharedir pkglibdir stage_share stage_lib f
+    local sharedir pkglibdir libdir stage_share stage_lib f
     sharedir=$($SF_PG_CONFIG --sharedir)
     pkglibdir=$($SF_PG_CONFIG --pkglibdir)
+    libdir=$($SF_PG_CONFIG --libdir)
     SF_STAGE=$SF_WORK/stage
     SF_STAGE_BIN=$SF_STAGE$SF_PGBIN
     stage_share=$SF_STAGE$sharedir
     stage_lib=$SF_STAGE$pkglibdir
-    make -s -C "$SF_ROOT" >/dev/null || sf_die "build failed"
-    make -s -C "$SF_ROOT" install DESTDIR="$SF_STAGE" >/dev/null || sf_die "staged install failed"
+    if [ -n "${SF_STAGE_FROM:-}" ]; then
+        mkdir -p "$SF_STAGE"
+        cp -a "$SF_STAGE_FROM/." "$SF_STAGE/"
+    else
+        make -s -C "$SF_ROOT" >/dev/null || sf_die "build failed"
+        make -s -C "$SF_ROOT" install DESTDIR="$SF_STAGE" >/dev/null || sf_die "staged install failed"
+    fi
     mkdir -p "$SF_STAGE_BIN"
-    for f in postgres initdb pg_ctl pg_basebackup; do
+    for f in postgres initdb pg_ctl; do
         cp "$SF_PGBIN/$f" "$SF_STAGE_BIN/$f"
     done
+    # pg_regress finds psql beside the server.
+    cp "$SF_CLIENT_BIN/psql" "$SF_STAGE_BIN/psql"
+    # Not in every server (tools/fetch-pg's have none): sf_new_standby
+    # copies the files itself then.
+    [ ! -x "$SF_PGBIN/pg_basebackup" ] || cp "$SF_PGBIN/pg_basebackup" "$SF_STAGE_BIN/"
     for f in "$sharedir"/* "$sharedir"/extension/*; do
         [ -e "$stage_share/${f#"$sharedir"/}" ] || ln -s "$f" "$stage_share/${f#"$sharedir"/}"
     done
     for f in "$pkglibdir"/*; do
         [ -e "$stage_lib/$(basename "$f")" ] || ln -s "$f" "$stage_lib/$(basename "$f")"
     done
+    # A relocatable server (tools/fetch-pg) finds its shared libraries
+    # relative to the binary: give the copies the same neighbours.
+    # (A here-string: under pipefail, grep -q would fail ldd with SIGPIPE.)
+    if grep -q 'not found' <<<"$(ldd "$SF_STAGE_BIN/postgres")"; then
+        for f in "$libdir"/*.so*; do
+            [ -e "$SF_STAGE$libdir/$(basename "$f")" ] || ln -s "$f" "$SF_STAGE$libdir/"
+        done
+    fi
+    cat >"$SF_STAGE/pg_config" <<EOF
+#!/bin/sh
+# pg_config of the stage (tests/lib/cluster.sh): its own directories, the
+# rest from $SF_PG_CONFIG.
+for arg in "\$@"; do
+    case \$arg in
+    --bindir) echo '$SF_STAGE_BIN' ;;
+    --sharedir) echo '$stage_share' ;;
+    --pkglibdir) echo '$stage_lib' ;;
+    *) '$SF_PG_CONFIG' "\$arg" ;;
+    esac
+done
+EOF
+    chmod 755 "$SF_STAGE/pg_config"
     chmod -R a+rX "$SF_STAGE"
+}
+
+# sf_installcheck: `make installcheck` against the stage, as a packager runs
+# it (pg_regress starts its own temporary instance: the Makefile's
+# REGRESS_OPTS), in a copy of the files it needs that the server account may
+# write to (results/, tmp_check/). Prints the differences if it fails.
+sf_installcheck() {
+    local tree=$SF_WORK/installcheck
+    mkdir -p "$tree/tests"
+    cp -r "$SF_ROOT"/Makefile "$SF_ROOT"/*.control "$SF_ROOT"/*.sql "$SF_ROOT/sql" \
+        "$SF_ROOT/expected" "$tree/"
+    cp "$SF_ROOT/tests/installcheck.conf" "$tree/tests/"
+    [ "$(id -u)" = 0 ] && chown -R postgres: "$tree"
+    if ! sf_as_server make -s -C "$tree" installcheck PG_CONFIG="$SF_STAGE/pg_config"; then
+        echo "--- $tree/regression.diffs" >&2
+        cat "$tree/regression.diffs" >&2 || true
+        return 1
+    fi
 }
 
 sf_datadir() { printf '%s/%s/data' "$SF_WORK" "$1"; }
@@ -176,7 +238,7 @@ sf_server_log() { cat "$SF_WORK/$1/server.log"; }
 sf_psql() {
     local name=$1
     shift
-    "$SF_PGBIN/psql" -h "$(sf_sockdir "$name")" -p "$SF_PORT" -U postgres -d postgres \
+    "$SF_CLIENT_BIN/psql" -h "$(sf_sockdir "$name")" -p "$SF_PORT" -U postgres -d postgres \
         -X -A -t -q -v ON_ERROR_STOP=1 "$@"
 }
 
@@ -248,17 +310,61 @@ sf_gate_open() {
 }
 
 # sf_new_standby PRIMARY NAME [CONF_LINE...]: a streaming hot standby of
-# PRIMARY (which must be running), made with pg_basebackup -R.
+# PRIMARY (which must be running), made with pg_basebackup -R, or, where the
+# server has no pg_basebackup of its own major (tools/fetch-pg), with the
+# low-level backup API.
 sf_new_standby() {
     local primary=$1 name=$2 dir
     shift 2
     dir=$SF_WORK/$name
     mkdir -p "$dir"
     [ "$(id -u)" = 0 ] && chown postgres: "$dir"
-    sf_as_server "$SF_STAGE_BIN/pg_basebackup" -h "$(sf_sockdir "$primary")" -p "$SF_PORT" \
-        -U postgres -D "$dir/data" -R -X stream -c fast >"$dir/basebackup.log" 2>&1 ||
-        { cat "$dir/basebackup.log" >&2; sf_die "pg_basebackup for $name failed"; }
+    if [ -x "$SF_STAGE_BIN/pg_basebackup" ]; then
+        sf_as_server "$SF_STAGE_BIN/pg_basebackup" -h "$(sf_sockdir "$primary")" -p "$SF_PORT" \
+            -U postgres -D "$dir/data" -R -X stream -c fast >"$dir/basebackup.log" 2>&1 ||
+            { cat "$dir/basebackup.log" >&2; sf_die "pg_basebackup for $name failed"; }
+    else
+        sf_copy_backup "$primary" "$name"
+    fi
     sf_conf "$name" "unix_socket_directories = '$dir'" "hot_standby = on" "$@"
+}
+
+# sf_copy_backup PRIMARY NAME: what pg_basebackup -R -X stream does, by hand.
+# The files are copied between pg_backup_start and pg_backup_stop in one
+# session, whose label goes into the copy as backup_label; then the WAL up to
+# the backup's end, so that the copy is consistent on its own (a restore
+# without standby.signal). A physical slot keeps the WAL from the backup's
+# start until a standby has streamed it.
+sf_copy_backup() {
+    local primary=$1 name=$2 src dst copy run_as=
+    src=$(sf_datadir "$primary")
+    dst=$(sf_datadir "$name")
+    copy=$SF_WORK/$name/copy.sh
+    cat >"$copy" <<EOF
+mkdir -m 700 "$dst" && cd "$src" &&
+    tar -cf - --warning=no-file-changed --warning=no-file-removed \\
+        --exclude=./postmaster.pid --exclude=./postmaster.opts \\
+        --exclude='./pg_wal/*' --exclude='./pg_replslot/*' . | tar -xf - -C "$dst"
+EOF
+    [ "$(id -u)" = 0 ] && run_as="runuser -u postgres --"
+    sf_psql "$primary" -c "SELECT pg_create_physical_replication_slot('$name', true)" >/dev/null
+    sf_psql "$primary" <<EOF >"$SF_WORK/$name/backup.log" 2>&1 ||
+SELECT pg_backup_start('$name', true) \\g /dev/null
+\\! $run_as sh $copy
+\\o $SF_WORK/$name/backup_label
+SELECT labelfile FROM pg_backup_stop(false);
+EOF
+        { cat "$SF_WORK/$name/backup.log" >&2; sf_die "the backup of $primary for $name failed"; }
+    # psql does not stop on a failed \\!: check the copy.
+    sf_as_server test -f "$dst/global/pg_control" ||
+        { cat "$SF_WORK/$name/backup.log" >&2; sf_die "copying $primary for $name failed"; }
+    sf_as_server sh -c "cp '$src'/pg_wal/0* '$dst/pg_wal/'" || sf_die "copying the WAL for $name failed"
+    sf_as_server cp "$SF_WORK/$name/backup_label" "$dst/backup_label"
+    sf_as_server touch "$dst/standby.signal"
+    sf_as_server tee -a "$dst/postgresql.auto.conf" >/dev/null <<EOF
+primary_conninfo = '$(sf_connstr "$primary")'
+primary_slot_name = '$name'
+EOF
 }
 
 # sf_make_sync PRIMARY APPNAME: makes the standby that connects as

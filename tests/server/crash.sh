@@ -37,7 +37,7 @@ wait "$sleeper" || true
 # The postmaster kills every backend and reinitialises: wait (bounded) until it answers again.
 for _ in $(seq 1 600); do
     sf_psql r -c "SELECT 1" >/dev/null 2>&1 && break
-    "$SF_PGBIN/pg_isready" -q -h "$(sf_sockdir r)" -p "$SF_PORT" -U postgres -t 1 || true
+    "$SF_CLIENT_BIN/pg_isready" -q -h "$(sf_sockdir r)" -p "$SF_PORT" -U postgres -t 1 || true
 done
 sf_expect_match "the server went through a crash-restart" \
     'all server processes terminated; reinitializing' "$(sf_server_log r)"

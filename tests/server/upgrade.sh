@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# pg_upgrade, as the README tells a DBA to run it: the new cluster preloads
+# snowflake_id with the same settings, and snowflake_id.state is copied from
+# the old data directory into the new one before the new cluster's first
+# start. Upgrading 15 to a fresh 15 cluster takes the same path as 15 to a
+# newer major (pg_upgrade of newer majors is not available here):
+#  - the table and its DEFAULT snowflake_nextval() come through, and the
+#    extension keeps its version;
+#  - with the new server's clock an hour behind the last IDs, the new
+#    cluster resumes above them (the copied file's floor), with no duplicate;
+#  - the layout lock comes through: the new cluster started with another
+#    epoch refuses to issue;
+#  - without the copy, the new cluster would start from its wall clock: the
+#    log says "no state file", which is why the README asks for the copy.
+set -euo pipefail
+source "$(dirname "$0")/../lib/cluster.sh"
+sf_init_workspace
+sf_stage
+sf_fake_clock
+# pg_upgrade needs these beside the server, in both clusters' bin directory.
+for f in pg_upgrade pg_dump pg_dumpall pg_restore pg_controldata pg_resetwal vacuumdb; do
+    cp "$SF_PGBIN/$f" "$SF_STAGE_BIN/" 2>/dev/null || cp "$SF_CLIENT_BIN/$f" "$SF_STAGE_BIN/"
+done
+layout=("snowflake_id.worker_id = 4" "snowflake_id.epoch = '2024-01-01T00:00:00Z'")
+
+sf_new old "${layout[@]}"
+sf_start old "${SF_FAKE_ENV[@]}" || sf_die "the old cluster did not start"
+sf_psql old -c "CREATE EXTENSION snowflake_id" \
+    -c "CREATE TABLE orders (id bigint PRIMARY KEY DEFAULT snowflake_nextval(), note text)" \
+    -c "INSERT INTO orders (note) SELECT 'before' FROM generate_series(1, 20000)"
+sf_psql old -c "COPY (SELECT id FROM orders) TO STDOUT" >"$SF_WORK/old.ids"
+old_version=$(sf_psql old -c "SELECT extversion FROM pg_extension WHERE extname = 'snowflake_id'")
+sf_stop old
+
+# upgrade_to NAME [copy-state]: a new cluster NAME, pg_upgrade from old into it.
+upgrade_to() {
+    local name=$1 copy=${2:-}
+    sf_new "$name" "${layout[@]}"
+    mkdir -p "$SF_WORK/$name/run"
+    [ "$(id -u)" = 0 ] && chown postgres: "$SF_WORK/$name/run"
+    (cd "$SF_WORK/$name/run" && sf_as_server "$SF_STAGE_BIN/pg_upgrade" \
+        -b "$SF_STAGE_BIN" -B "$SF_STAGE_BIN" -d "$(sf_datadir old)" -D "$(sf_datadir "$name")" \
+        -s "$SF_WORK/$name/run" -p 50432 -P 50433 >"$SF_WORK/$name/upgrade.log" 2>&1) ||
+        { tail -30 "$SF_WORK/$name/upgrade.log" >&2; sf_die "pg_upgrade into $name failed"; }
+    sf_log "ok: pg_upgrade into $name"
+    if [ "$copy" = copy-state ]; then
+        # The step the README asks for, before the new cluster's first start.
+        sf_as_server cp -p "$(sf_datadir old)/snowflake_id.state" "$(sf_datadir "$name")/"
+    fi
+}
+
+# --- with the state file copied, the clock an hour behind ----------------------
+upgrade_to new copy-state
+echo "-3600" >"$SF_CLOCK"
+sf_start new "${SF_FAKE_ENV[@]}" || sf_die "the upgraded cluster did not start"
+sf_expect_eq "the extension keeps its version" "$old_version" \
+    "$(sf_psql new -c "SELECT extversion FROM pg_extension WHERE extname = 'snowflake_id'")"
+sf_expect_eq "the rows came through" 20000 "$(sf_psql new -c "SELECT count(*) FROM orders")"
+sf_expect_match "the new cluster resumes from the copied file" \
+    'LOG: +snowflake_id: the generator resumes at .*, above ' "$(sf_server_log new)"
+sf_psql new -c "INSERT INTO orders (note) SELECT 'after' FROM generate_series(1, 20000)"
+sf_psql new -c "COPY (SELECT id FROM orders WHERE note = 'after') TO STDOUT" >"$SF_WORK/new.ids"
+sf_expect_above "after pg_upgrade with the clock an hour behind" "$SF_WORK/old.ids" -- "$SF_WORK/new.ids"
+sf_expect_eq "the test means something: the old IDs are an hour ahead of the new clock" t \
+    "$(sf_psql new -c "SELECT snowflake_timestamp($(sort -n "$SF_WORK/old.ids" | tail -1))
+                       > clock_timestamp() + interval '3000 s'")"
+sf_stop new
+
+# The layout lock came through: another epoch is refused.
+sf_conf new "snowflake_id.epoch = '2025-01-01T00:00:00Z'"
+sf_start new "${SF_FAKE_ENV[@]}" || sf_die "the upgraded cluster did not restart"
+out=$(sf_psql new -c "SELECT snowflake_nextval()" 2>&1 || true)
+sf_expect_match "the upgraded cluster refuses a changed epoch" \
+    'ERROR: +the snowflake ID layout changed since IDs were issued' "$out"
+sf_stop new
+
+# --- without the copy -------------------------------------------------------------
+echo "+0" >"$SF_CLOCK"
+upgrade_to bare
+sf_start bare "${SF_FAKE_ENV[@]}" || sf_die "the second upgraded cluster did not start"
+sf_expect_match "without the copy, the new cluster starts from its clock and says so" \
+    'LOG: +snowflake_id: no state file; the generator starts at' "$(sf_server_log bare)"
+sf_stop bare
+echo "upgrade: all checks passed"
