@@ -393,9 +393,13 @@ sf_crash() {
     local pm kids pid
     pm=$(sf_as_server head -1 "$(sf_datadir "$1")/postmaster.pid")
     kids=$(pgrep -P "$pm" || true)
-    # One kill for all: no child outlives the postmaster by more than that.
+    # One kill for all, the postmaster first: a child killed before it would
+    # make it reinitialise shared memory (a crash restart, which records the
+    # exact floor) before its own SIGKILL arrives; PostgreSQL 18's io workers
+    # made that race common. No child outlives the postmaster by more than
+    # the kill.
     # shellcheck disable=SC2086
-    kill -9 $kids "$pm" 2>/dev/null || true
+    kill -9 "$pm" $kids 2>/dev/null || true
     for pid in $kids $pm; do
         while kill -0 "$pid" 2>/dev/null; do :; done
     done
