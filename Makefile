@@ -51,6 +51,8 @@ PG_CXXFLAGS += -DSF_EXTENSION_VERSION='"$(EXTVERSION)"'
 PG_CXXFLAGS += -isystem $(shell $(PG_CONFIG) --includedir 2>/dev/null)
 # PGXS compiles C++ with g++ but links with gcc.
 SHLIB_LINK += -lpq -lstdc++
+# hiredis for the Redis store of node ids (src/pg/pg_registry_redis.cpp).
+SHLIB_LINK += -lhiredis
 
 # Debian builds PostgreSQL with LLVM, and PGXS would also compile every object
 # to bitcode with clang-14 without our flags. JIT inlining of an ID generator

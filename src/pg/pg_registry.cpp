@@ -155,12 +155,26 @@ LeaseStatus status() {
     return lease_status_of(lease().published.load(std::memory_order_acquire));
 }
 
-// The registry as messages name it: host, port and database, never the
-// password.
-void describe_registry() {
+// The registry as messages name it, never the password: Redis's address,
+// database and key prefix, or a PostgreSQL registry's host, port and
+// database.
+void describe_redis(char *text, size_t size) {
+    snowflake::RedisTarget t;
+    snowflake::Error err;
+    if (!snowflake::parse_redis_url(sf_registry, &t, &err)) {
+        snprintf(text, size, "the Redis registry");
+    } else if (t.unix_socket) {
+        snprintf(text, size, "Redis at unix socket %s db %d prefix %s", t.socket_path, t.db,
+                 t.prefix);
+    } else {
+        snprintf(text, size, "Redis at %s:%d db %d prefix %s", t.host, t.port, t.db, t.prefix);
+    }
+}
+
+void describe_postgresql(char *text, size_t size) {
     char *errmsg_text = nullptr;
     PQconninfoOption *options = PQconninfoParse(sf_registry, &errmsg_text);
-    char text[256] = "the registry";
+    snprintf(text, size, "the registry");
     if (options != nullptr) {
         const char *host = nullptr, *port = nullptr, *dbname = nullptr;
         for (PQconninfoOption *o = options; o->keyword != nullptr; ++o) {
@@ -175,12 +189,21 @@ void describe_registry() {
                 dbname = o->val;
             }
         }
-        snprintf(text, sizeof text, "host=%s port=%s dbname=%s", host ? host : "(default)",
+        snprintf(text, size, "host=%s port=%s dbname=%s", host ? host : "(default)",
                  port ? port : "(default)", dbname ? dbname : "(default)");
         PQconninfoFree(options);
     }
     if (errmsg_text != nullptr) {
         PQfreemem(errmsg_text);
+    }
+}
+
+void describe_registry() {
+    char text[sizeof lease().registry];
+    if (snowflake::is_redis_url(sf_registry)) {
+        describe_redis(text, sizeof text);
+    } else {
+        describe_postgresql(text, sizeof text);
     }
     LWLockAcquire(sf_shared->lock, LW_EXCLUSIVE);
     snprintf(lease().registry, sizeof lease().registry, "%s", text);
@@ -513,7 +536,15 @@ extern "C" void sf_registry_worker_main(Datum) {
     if (status() == LeaseStatus::none) {
         set_status(LeaseStatus::waiting);
     }
-    {
+    if (snowflake::is_redis_url(sf_registry)) {
+        // Start-up refused a malformed URL (read_all in pg_settings.cpp).
+        snowflake::RedisTarget target;
+        snowflake::Error err;
+        if (snowflake::parse_redis_url(sf_registry, &target, &err)) {
+            RedisRegistryStore store(&target, &shutdown_requested);
+            run(store);
+        }
+    } else {
         PgRegistryStore store(sf_registry, &shutdown_requested);
         run(store);
     }

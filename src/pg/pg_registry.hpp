@@ -1,16 +1,20 @@
-// The registry worker's store of leases in a PostgreSQL database
-// (pg_registry_pq.cpp), behind the core's RegistryStore interface. Only the
-// registry worker (pg_registry.cpp) includes this.
+// The registry worker's stores of leases, behind the core's RegistryStore
+// interface: a PostgreSQL database (pg_registry_pq.cpp) or Redis
+// (pg_registry_redis.cpp). Only the registry worker (pg_registry.cpp)
+// includes this.
 #pragma once
 
 #include <csignal>
 
+#include "core/redis_url.hpp"
 #include "core/registry.hpp"
 #include "pg_shared.hpp"
 
 extern "C" {
 typedef struct pg_conn PGconn;
 typedef struct pg_result PGresult;
+typedef struct redisContext redisContext;
+typedef struct redisReply redisReply;
 }
 
 class PgRegistryStore final : public snowflake::RegistryStore {
@@ -44,4 +48,46 @@ class PgRegistryStore final : public snowflake::RegistryStore {
     const char *conninfo_;
     volatile sig_atomic_t *stop_;
     PGconn *conn_ = nullptr;
+};
+
+class RedisRegistryStore final : public snowflake::RegistryStore {
+  public:
+    // target: the parsed URL (it must outlive the store). Waits end early
+    // once *stop is set.
+    RedisRegistryStore(const snowflake::RedisTarget *target, volatile sig_atomic_t *stop);
+    ~RedisRegistryStore() override;
+    RedisRegistryStore(const RedisRegistryStore &) = delete;
+    RedisRegistryStore &operator=(const RedisRegistryStore &) = delete;
+
+    snowflake::StoreOutcome acquire(const snowflake::LeaseRequest &request,
+                                    snowflake::LeaseGrant *grant, snowflake::Error *err) override;
+    snowflake::StoreOutcome renew(int64_t node, int64_t fence, int64_t instance,
+                                  int64_t bound_unix_ms, int64_t ttl_ms, int64_t *expires_unix_ms,
+                                  snowflake::Error *err) override;
+    snowflake::StoreOutcome release(int64_t node, int64_t fence, int64_t instance,
+                                    int64_t bound_unix_ms, snowflake::Error *err) override;
+    snowflake::StoreOutcome switch_node(const snowflake::SwitchRequest &request,
+                                        snowflake::LeaseGrant *grant, int64_t *expires_unix_ms,
+                                        snowflake::Error *err) override;
+
+    // The scripts, one per call (pg_registry_redis_scripts.hpp).
+    enum class Script { acquire, renew, release, switch_node, count };
+
+  private:
+    snowflake::StoreOutcome connect(snowflake::Error *err);
+    void disconnect();
+    // One command and its reply (*reply: freed by the caller).
+    snowflake::StoreOutcome command(int argc, const char **argv, const size_t *lens,
+                                    redisReply **reply, snowflake::Error *err);
+    // EVALSHA of a script with the key prefix and args; a refusal becomes
+    // err and StoreOutcome::refused; *reply is the "ok" array.
+    snowflake::StoreOutcome run(Script script, int nargs, const char *const *args,
+                                redisReply **reply, snowflake::Error *err);
+    snowflake::StoreOutcome unreachable(const char *what, const char *why, snowflake::Error *err);
+    bool wait_socket(int events, int64_t until_mono_ns);
+
+    const snowflake::RedisTarget *target_;
+    volatile sig_atomic_t *stop_;
+    redisContext *ctx_ = nullptr;
+    char sha_[static_cast<int>(Script::count)][41] = {};
 };

@@ -14,6 +14,7 @@
 #include <ctime>
 
 #include "core/epoch.hpp"
+#include "core/redis_url.hpp"
 #include "pg_glue.hpp"
 // After the core headers (src/core/pure_cpp.hpp).
 #include "pg_compat.hpp"
@@ -239,6 +240,28 @@ bool read_int(const IntSetting &s, int *out, snowflake::Error *err) {
 
 // Reads every setting from the configuration's raw text into *values and
 // builds the layout; false and *err on the first bad value.
+// A registry setting either store can use: a Redis URL the worker can
+// parse, or anything for libpq, except a URL scheme neither store knows
+// (libpq would quote the whole text, password included, in its error).
+bool registry_setting_ok(const char *text, snowflake::Error *err) {
+    switch (snowflake::registry_kind(text)) {
+        case snowflake::RegistryKind::postgresql:
+            return true;
+        case snowflake::RegistryKind::redis: {
+            snowflake::RedisTarget target;
+            return snowflake::parse_redis_url(text, &target, err);
+        }
+        case snowflake::RegistryKind::unknown_scheme:
+            break;
+    }
+    snowflake::fail(err, snowflake::ErrorCode::invalid_setting,
+                    "the registry's URL scheme is neither PostgreSQL's nor Redis's");
+    snowflake::set_hint(err,
+                        "Write a libpq connection string (host=... dbname=...), a postgresql:// "
+                        "URI, or a redis:// or redis+unix:// URL.");
+    return false;
+}
+
 bool read_all(int values[kIntSettingCount], snowflake::Layout *layout, snowflake::Error *err) {
     for (int i = 0; i < kIntSettingCount; ++i) {
         if (!read_int(kIntSettings[i], &values[i], err)) {
@@ -261,6 +284,17 @@ bool read_all(int values[kIntSettingCount], snowflake::Layout *layout, snowflake
             snowflake::set_hint(err, "Available values: error, switch_node.");
             return false;
         }
+    }
+    // A Redis URL the registry worker could not use, likewise (its check
+    // hook alone would only warn at start). Never quoted: it may hold a
+    // password.
+    const char *registry_raw = raw_value("registry");
+    if (registry_raw != nullptr && !registry_setting_ok(registry_raw, err)) {
+        char message[sizeof err->message];
+        snprintf(message, sizeof message,
+                 "invalid value for parameter \"snowflake_id.registry\": %s", err->message);
+        snprintf(err->message, sizeof err->message, "%s", message);
+        return false;
     }
     const char *epoch_raw = raw_value("epoch");
     int64_t epoch_ms = 0;
@@ -287,6 +321,23 @@ bool check_epoch(char **newval, void **, GucSource) {
         return false;
     }
     return true;
+}
+
+// check_hook for snowflake_id.registry (ALTER SYSTEM; at start read_all()
+// has checked it already). The message must not quote the value: it may
+// hold a password.
+bool check_registry(char **newval, void **, GucSource) {
+    snowflake::Error err;
+    if (*newval == nullptr || registry_setting_ok(*newval, &err)) {
+        return true;
+    }
+    // Without an errmsg of our own, PostgreSQL's would quote the value.
+    GUC_check_errmsg("invalid value for parameter \"snowflake_id.registry\": %s", err.message);
+    if (err.detail[0] != '\0') {
+        GUC_check_errdetail("%s", err.detail);
+    }
+    GUC_check_errhint("%s", err.hint);
+    return false;
 }
 
 // worker_id and datacenter_id reload with SIGHUP. As integer settings,
@@ -352,10 +403,12 @@ void define_settings() {
                                &sf_datacenter_id_text, "0", PGC_SIGHUP, 0, check_datacenter_id,
                                assign_datacenter_id, nullptr);
     // The connection string may hold a password: superusers only.
-    DefineCustomStringVariable("snowflake_id.registry",
-                               "libpq connection string of the registry of node ids; empty: none.",
-                               nullptr, &sf_registry, "", PGC_POSTMASTER, GUC_SUPERUSER_ONLY,
-                               nullptr, nullptr, nullptr);
+    DefineCustomStringVariable(
+        "snowflake_id.registry",
+        "The registry of node ids: a libpq connection string, or a redis:// or "
+        "redis+unix:// URL; empty: none.",
+        nullptr, &sf_registry, "", PGC_POSTMASTER, GUC_SUPERUSER_ONLY, check_registry, nullptr,
+        nullptr);
     DefineCustomEnumVariable("snowflake_id.on_clock_step_back",
                              "What a server does when its clock is set back beyond "
                              "max_clock_drift while it runs: error, or switch_node (lease another "

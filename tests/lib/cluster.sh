@@ -30,6 +30,7 @@ else
 fi
 SF_PORT=5432
 SF_STARTED=()
+SF_REDIS_STARTED=()
 
 if [ "$(id -u)" = 0 ]; then
     SF_SERVER_USER=postgres
@@ -69,6 +70,9 @@ sf_cleanup() {
     # while frozen: thaw them first, in case the test ended before it did.
     # shellcheck disable=SC2086
     [ -z "${SF_FROZEN_PIDS:-}" ] || kill -CONT $SF_FROZEN_PIDS 2>/dev/null || true
+    for name in "${SF_REDIS_STARTED[@]}"; do
+        sf_stop_redis "$name"
+    done
     for name in "${SF_STARTED[@]}"; do
         if [ -f "$SF_WORK/$name/data/postmaster.pid" ]; then
             sf_as_server "$SF_STAGE_BIN/pg_ctl" -D "$SF_WORK/$name/data" -m immediate -w stop \
@@ -235,6 +239,16 @@ sf_stop() {
 
 sf_server_log() { cat "$SF_WORK/$1/server.log"; }
 
+# sf_await_log NAME PATTERN: bounded wait until NAME's log matches PATTERN
+# (a process may change its state a moment before it logs why).
+sf_await_log() {
+    for _ in $(seq 1 1000); do
+        grep -Eq -- "$2" "$SF_WORK/$1/server.log" && return 0
+        sleep 0.01 # the pace of the poll; the condition is the log line
+    done
+    return 1
+}
+
 sf_psql() {
     local name=$1
     shift
@@ -377,14 +391,164 @@ sf_make_sync() {
                   FROM pg_stat_replication" "$2:sync"
 }
 
-# sf_new_registry NAME: a running server NAME with snowflake_id installed
-# (not preloaded) to serve as the registry of node ids; sets
-# SF_REGISTRY_CONF, the setting line that points a node at it.
+# The registry of node ids, in the store SF_REGISTRY_STORE names:
+# postgresql (the default) or redis. The registry tests run against both.
+SF_REGISTRY_STORE=${SF_REGISTRY_STORE:-postgresql}
+SF_REDIS_PREFIX=snowflake_id
+
+# sf_new_registry NAME: a running registry NAME; sets SF_REGISTRY_CONF, the
+# setting line that points a node at it, and SF_REGISTRY_TEXT, how the
+# servers' messages name it. PostgreSQL: a server with snowflake_id
+# installed (not preloaded). Redis: a redis-server with the persistence the
+# README asks for (appendonly yes, appendfsync always), marked as new
+# (README: a new Redis registry) so that it hands out ids at once.
 sf_new_registry() {
+    if [ "$SF_REGISTRY_STORE" = redis ]; then
+        sf_new_redis "$1" --appendonly yes --appendfsync always
+        sf_redis "$1" HSET "$SF_REDIS_PREFIX:meta" quarantine_until_ms 0 >/dev/null
+        SF_REGISTRY_TEXT="Redis at unix socket $SF_REDIS_SOCKET"
+        return
+    fi
     sf_new "$1" preload=no
     sf_start "$1" || sf_die "the registry $1 did not start"
     sf_psql "$1" -c "CREATE EXTENSION snowflake_id"
     SF_REGISTRY_CONF="snowflake_id.registry = '$(sf_connstr "$1")'"
+    SF_REGISTRY_TEXT="host=$(sf_sockdir "$1")"
+}
+
+sf_registry_stop() {
+    if [ "$SF_REGISTRY_STORE" = redis ]; then sf_stop_redis "$1"; else sf_stop "$1"; fi
+}
+
+sf_registry_start() {
+    if [ "$SF_REGISTRY_STORE" = redis ]; then sf_start_redis "$1"; else sf_start "$1"; fi
+}
+
+# sf_registry_clock NAME: the registry's clock, in seconds since 1970.
+sf_registry_clock() {
+    if [ "$SF_REGISTRY_STORE" = redis ]; then
+        sf_redis "$1" TIME | { read -r s && read -r us && printf '%s.%06d\n' "$s" "$us"; }
+    else
+        sf_psql "$1" -c "SELECT extract(epoch FROM clock_timestamp())"
+    fi
+}
+
+# sf_registry_lease NAME NODE FIELD: a field of node id NODE's lease, empty
+# if there is none. FIELD: state (live, expired, released),
+# data_directory (the holder's), timeline (the holder's), fence,
+# reserved_until_ms.
+sf_registry_lease() {
+    local name=$1 node=$2 field=$3
+    if [ "$SF_REGISTRY_STORE" = redis ]; then
+        local key=$SF_REDIS_PREFIX:lease:$node now expires released
+        case $field in
+        state)
+            now=$(sf_registry_clock "$name")
+            now=$((${now%.*} * 1000 + 10#${now#*.} / 1000)) # ms, as the scripts compare
+            { read -r expires && read -r released; } < <(sf_redis "$name" HMGET "$key" \
+                expires_at_ms released_at_ms)
+            if [ -z "$expires" ]; then
+                echo
+            elif [ "$released" != 0 ]; then
+                echo released
+            elif [ "$expires" -gt "$now" ]; then
+                echo live
+            else
+                echo expired
+            fi
+            ;;
+        data_directory) sf_redis "$name" HGET "$key" holder_data_directory ;;
+        timeline) sf_redis "$name" HGET "$key" holder_timeline ;;
+        fence | reserved_until_ms) sf_redis "$name" HGET "$key" "$field" ;;
+        *) sf_die "sf_registry_lease: no field $field" ;;
+        esac
+        return
+    fi
+    case $field in
+    state) sf_psql "$name" -c "SELECT state FROM snowflake_registry_leases WHERE node_id = $node" ;;
+    data_directory | timeline)
+        sf_psql "$name" -c "SELECT holder_$field FROM snowflake_registry_lease
+                            WHERE node_id = $node" ;;
+    fence | reserved_until_ms)
+        sf_psql "$name" -c "SELECT $field FROM snowflake_registry_lease WHERE node_id = $node" ;;
+    *) sf_die "sf_registry_lease: no field $field" ;;
+    esac
+}
+
+# sf_registry_states NAME: the state of every lease, by node id.
+sf_registry_states() {
+    local node
+    if [ "$SF_REGISTRY_STORE" = redis ]; then
+        for node in $(sf_redis "$1" --scan --pattern "$SF_REDIS_PREFIX:lease:*" |
+            sed 's/.*://' | sort -n); do
+            sf_registry_lease "$1" "$node" state
+        done | tr '\n' ' ' | sed 's/ $//'
+    else
+        sf_psql "$1" -c "SELECT string_agg(state, ' ' ORDER BY node_id)
+                         FROM snowflake_registry_leases"
+    fi
+}
+
+# sf_registry_poll NAME NODE FIELD WANT: bounded poll until the field is WANT.
+sf_registry_poll() {
+    local got=
+    for _ in $(seq 1 1000); do
+        got=$(sf_registry_lease "$1" "$2" "$3")
+        [ "$got" = "$4" ] && return 0
+        sleep 0.02 # the pace of the poll; the condition is the registry's answer
+    done
+    [ "$SF_REGISTRY_STORE" != redis ] ||
+        sf_log "$(sf_redis "$1" HGETALL "$SF_REDIS_PREFIX:lease:$2" | paste -sd' ')"
+    sf_die "waited in vain for node id $2's $3 to be [$4], last [$got]"
+}
+
+# sf_new_redis NAME [ARG...]: a redis-server NAME on a unix socket in its own
+# directory (no TCP port), with ARGs (redis.conf directives as arguments,
+# e.g. --requirepass x); sets SF_REDIS_SOCKET and SF_REGISTRY_CONF, the
+# setting line that points a node at it. sf_stop_redis stops it,
+# sf_start_redis starts it again with the same directory and ARGs; the
+# workspace's cleanup stops it.
+declare -A SF_REDIS_ARGS
+sf_new_redis() {
+    local name=$1 dir
+    shift
+    dir=$SF_WORK/$name
+    mkdir -p "$dir"
+    chmod 755 "$dir"
+    SF_REDIS_ARGS[$name]=$(printf '%q ' "$@")
+    SF_REDIS_SOCKET=$dir/redis.sock
+    SF_REDIS_STARTED+=("$name")
+    sf_start_redis "$name" || sf_die "redis-server $name did not start"
+    SF_REGISTRY_CONF="snowflake_id.registry = 'redis+unix://$SF_REDIS_SOCKET'"
+}
+
+sf_start_redis() {
+    local name=$1 dir=$SF_WORK/$1
+    rm -f "$dir/redis.pid"
+    eval "redis-server --port 0 --unixsocket '$dir/redis.sock' --unixsocketperm 777 \
+        --dir '$dir' --save '' --daemonize yes --pidfile '$dir/redis.pid' \
+        --logfile '$dir/redis.log' ${SF_REDIS_ARGS[$name]}" || return 1
+    for _ in $(seq 1 500); do
+        [ -S "$dir/redis.sock" ] && [ -s "$dir/redis.pid" ] &&
+            redis-cli -s "$dir/redis.sock" PING >/dev/null 2>&1 && return 0
+        sleep 0.01 # the pace of the poll; the condition is the PING
+    done
+    return 1
+}
+
+# sf_redis NAME ARGS...: redis-cli against NAME.
+sf_redis() {
+    local name=$1
+    shift
+    redis-cli -s "$SF_WORK/$name/redis.sock" "$@"
+}
+
+# sf_stop_redis NAME: stops it and waits until it is gone.
+sf_stop_redis() {
+    local pid
+    pid=$(cat "$SF_WORK/$1/redis.pid" 2>/dev/null) || return 0
+    kill "$pid" 2>/dev/null || true
+    while kill -0 "$pid" 2>/dev/null; do sleep 0.01; done
 }
 
 # sf_crash NAME: SIGKILL for the postmaster and all its children at once, as

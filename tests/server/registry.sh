@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Node ids leased from a registry (snowflake_id.registry), on real servers:
-# one registry database and the nodes that lease from it.
+# one registry and the nodes that lease from it. The registry is a
+# PostgreSQL database, or Redis with SF_REGISTRY_STORE=redis (tests/run-all
+# runs both): the same scenarios, the same expectations.
 #  - five nodes with worker_id = 'auto', started at once, get five
 #    different node ids and mint together; no ID repeats and each decodes
 #    to its node;
@@ -26,7 +28,6 @@ registry_conf=$SF_REGISTRY_CONF
 ttl_conf="snowflake_id.lease_ttl = '6s'"
 
 state_of() { sf_psql "$1" -c "SELECT lease_state FROM snowflake_status"; }
-leases() { sf_psql registry -c "SELECT $1 FROM snowflake_registry_leases ORDER BY node_id"; }
 node_of() { sf_psql "$1" -c "SELECT worker_id FROM snowflake_status"; }
 
 # --- five 'auto' nodes at once ---------------------------------------------
@@ -45,7 +46,7 @@ done
 sf_expect_eq "five nodes hold five different node ids" 5 \
     "$(for n in "${nodes[@]}"; do node_of "$n"; done | sort -u | wc -l)"
 sf_expect_eq "the registry lists five live leases" "live live live live live" \
-    "$(leases state | tr '\n' ' ' | sed 's/ $//')"
+    "$(sf_registry_states registry)"
 pids=()
 for n in "${nodes[@]}"; do
     sf_stream_ids "$n" "$SF_WORK/$n.ids" 20000 &
@@ -84,7 +85,7 @@ old_n5=$(node_of n5)
 sf_psql n5 -c "ALTER SYSTEM SET snowflake_id.worker_id = 50" -c "SELECT pg_reload_conf()" >/dev/null
 sf_poll n5 "SELECT worker_id || ' ' || lease_state FROM snowflake_status" "50 held"
 sf_expect_eq "the lease n5 held before was given back" released \
-    "$(sf_psql registry -c "SELECT state FROM snowflake_registry_leases WHERE node_id = $old_n5")"
+    "$(sf_registry_lease registry "$old_n5" state)"
 sf_stream_ids n5 "$SF_WORK/n5.more" 1000
 sf_expect_eq "n5 mints on node id 50" 50 "$(sf_psql n5 -c "
     CREATE TEMP TABLE ids (id bigint); COPY ids FROM '$SF_WORK/n5.more';
@@ -128,16 +129,16 @@ sf_stop drifty
 
 # --- a short registry outage, within the lease -------------------------------
 failures=$(sf_psql n2 -c "SELECT lease_failures FROM snowflake_status")
-sf_stop registry
+sf_registry_stop registry
 sf_poll n2 "SELECT lease_failures > $failures FROM snowflake_status" t
 sf_expect_match "a failed renewal leaves the registry's error in lease_message" \
-    'could not connect|connection' "$(sf_psql n2 -c "SELECT lease_message FROM snowflake_status")"
-sf_start registry || sf_die "the registry did not restart"
+    'could not connect|connection|could not send' "$(sf_psql n2 -c "SELECT lease_message FROM snowflake_status")"
+sf_registry_start registry || sf_die "the registry did not restart"
 sf_poll n2 "SELECT lease_message = '' AND lease_state = 'held' FROM snowflake_status" t
 sf_log "ok: once a renewal succeeds again, lease_message is cleared"
 
 # --- the registry stopped, then back -----------------------------------------
-sf_stop registry
+sf_registry_stop registry
 sf_stream_ids n3 "$SF_WORK/n3.during" 1000
 sf_log "ok: with the registry down, n3 mints until its deadline"
 # Bounded poll: the deadline is at most lease_ttl (6 s) after the last renewal.
@@ -148,7 +149,7 @@ done
 sf_expect_match "past the deadline n3 refuses, naming the registry and the last renewal" \
     'ERROR: +the node id lease of this server expired: the registry last confirmed it [0-9]+ ms ago' \
     "$out"
-sf_expect_match "... with the registry's last word" "DETAIL: +Registry host=$(sf_sockdir registry)" "$out"
+sf_expect_match "... with the registry's last word" "DETAIL: +Registry $SF_REGISTRY_TEXT" "$out"
 sf_poll n3 "SELECT lease_state FROM snowflake_status" expired
 # A node that starts while the registry is down mints nothing, and says why.
 sf_new late "snowflake_id.worker_id = 'auto'" "$registry_conf" "$ttl_conf"
@@ -157,9 +158,9 @@ sf_psql late -c "CREATE EXTENSION snowflake_id"
 sf_poll late "SELECT lease_failures > 0 FROM snowflake_status" t
 out=$(sf_psql late -c "SELECT snowflake_nextval()" 2>&1 || true)
 sf_expect_match "a node started with the registry down refuses, naming the registry" \
-    "ERROR: +snowflake_id has no node id yet: it waits for a lease from the registry.*DETAIL: +Registry host=$(sf_sockdir registry)" \
+    "ERROR: +snowflake_id has no node id yet: it waits for a lease from the registry.*DETAIL: +Registry $SF_REGISTRY_TEXT" \
     "$(echo "$out" | tr '\n' ' ')"
-sf_start registry || sf_die "the registry did not restart"
+sf_registry_start registry || sf_die "the registry did not restart"
 sf_poll n3 "SELECT lease_state FROM snowflake_status" held
 sf_poll late "SELECT lease_state FROM snowflake_status" held
 sf_stream_ids late "$SF_WORK/late.ids" 1000
@@ -181,7 +182,7 @@ old_pids="$pm $(pgrep -P "$pm" | tr '\n' ' ')"
 SF_FROZEN_PIDS=$old_pids
 # shellcheck disable=SC2086
 kill -STOP $old_pids
-sf_poll registry "SELECT state FROM snowflake_registry_leases WHERE node_id = $frozen" expired
+sf_registry_poll registry "$frozen" state expired
 sf_log "ok: the frozen node's lease expired"
 echo "-600" >"$SF_CLOCK"
 sf_new taker "snowflake_id.worker_id = $frozen" "$registry_conf" "$ttl_conf"
@@ -189,8 +190,7 @@ sf_start taker "${SF_FAKE_ENV[@]}" || sf_die "taker did not start"
 sf_psql taker -c "CREATE EXTENSION snowflake_id"
 sf_poll taker "SELECT lease_state FROM snowflake_status" held
 sf_expect_eq "the taker's clock is ten minutes behind" t "$(sf_psql taker -c "
-    SELECT clock_timestamp() < '$(sf_psql registry -c 'SELECT clock_timestamp()')'::timestamptz
-                               - interval '590 s'")"
+    SELECT clock_timestamp() < to_timestamp($(sf_registry_clock registry)) - interval '590 s'")"
 sf_stream_ids taker "$SF_WORK/taker.ids" 5000
 sf_expect_above "the new holder of node id $frozen" "$SF_WORK/old.before" -- "$SF_WORK/taker.ids"
 # shellcheck disable=SC2086

@@ -6,6 +6,9 @@
 #    primary's lease at once (same system identifier, higher timeline),
 #    keeps the node id, and every ID it mints is above every ID a client
 #    received from the old primary;
+#  - promotion while the old primary still runs (split brain): the promoted
+#    standby takes the live lease over, and the old primary's next renewal
+#    is refused (the fence moved on): it stops minting at once;
 #  - restore from backup, the case that repeats IDs without a registry: a
 #    base backup taken while a node mints, the node minting on afterwards
 #    (WAL the backup never sees), then the restored copy started with its
@@ -24,8 +27,7 @@ sf_new_registry registry
 registry_conf=$SF_REGISTRY_CONF
 ttl_conf="snowflake_id.lease_ttl = '6s'"
 lease_of() {
-    sf_psql registry -c "SELECT state || ' ' || split_part(split_part(holder, 'data directory ', 2), ',', 1)
-                         FROM snowflake_registry_leases WHERE node_id = $1"
+    echo "$(sf_registry_lease registry "$1" state) $(sf_registry_lease registry "$1" data_directory)"
 }
 
 # --- promotion of a synchronous standby --------------------------------------
@@ -51,9 +53,33 @@ sf_expect_eq "the promoted standby keeps the node id" 11 \
 sf_expect_match "the registry shows it as the holder, on timeline 2" \
     "^live $(sf_datadir standby)$" "$(lease_of 11)"
 sf_expect_eq "... timeline" 2 \
-    "$(sf_psql registry -c "SELECT holder_timeline FROM snowflake_registry_leases WHERE node_id = 11")"
+    "$(sf_registry_lease registry 11 timeline)"
 sf_stream_ids standby "$SF_WORK/promoted.ids" 20000
 sf_expect_above "after the promotion" "$SF_WORK/primary.ids" -- "$SF_WORK/promoted.ids"
+
+# --- promotion while the old primary still runs -------------------------------
+sf_new split "snowflake_id.worker_id = 33" "$registry_conf" "$ttl_conf"
+sf_start split || sf_die "split did not start"
+sf_psql split -c "CREATE EXTENSION snowflake_id"
+sf_poll split "SELECT lease_state FROM snowflake_status" held
+sf_psql split -c "SELECT snowflake_nextval()" >/dev/null
+sf_new_standby split splitstandby "cluster_name = 'splitstandby'"
+sf_start splitstandby || sf_die "splitstandby did not start"
+sf_poll split "SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'" 1
+sf_as_server "$SF_STAGE_BIN/pg_ctl" -D "$(sf_datadir splitstandby)" -w -t 60 promote >/dev/null ||
+    sf_die "pg_ctl promote failed"
+sf_poll splitstandby "SELECT lease_state FROM snowflake_status" held
+sf_expect_match "the promoted standby took the live lease over" \
+    "^live $(sf_datadir splitstandby)$" "$(lease_of 33)"
+sf_poll split "SELECT lease_state <> 'held' FROM snowflake_status" t
+sf_await_log split 'the node id lease was lost' || true
+sf_expect_match "the old primary's next renewal was refused: the fence moved on" \
+    'WARNING: +snowflake_id: the node id lease was lost: the lease on node id 33 was lost' \
+    "$(sf_server_log split)"
+out=$(sf_psql split -c "SELECT snowflake_nextval()" 2>&1 || true)
+sf_expect_match "... and it mints no more" 'ERROR: ' "$out"
+sf_stop split
+sf_stop splitstandby
 
 # --- restore from a base backup, the clock an hour behind ---------------------
 sf_new original "snowflake_id.worker_id = 22" "$registry_conf" "$ttl_conf"
@@ -72,8 +98,7 @@ sf_stream_ids original "$SF_WORK/original.tail" 20000
 echo "-3600" >"$SF_CLOCK"
 sf_start copy "${SF_FAKE_ENV[@]}" || sf_die "the restored copy did not start"
 sf_expect_eq "the copy's clock is an hour behind" t "$(sf_psql copy -c "
-    SELECT clock_timestamp() < '$(sf_psql registry -c 'SELECT clock_timestamp()')'::timestamptz
-                               - interval '3590 s'")"
+    SELECT clock_timestamp() < to_timestamp($(sf_registry_clock registry)) - interval '3590 s'")"
 sf_poll copy "SELECT lease_state FROM snowflake_status" refused
 # Meaningful only if the copy's own state, backup plus replayed WAL, is
 # behind what the original minted later: without a registry it would resume
@@ -81,15 +106,17 @@ sf_poll copy "SELECT lease_state FROM snowflake_status" refused
 local_resume=$(grep -o 'snowflake_id: the generator resumes at [^ ,]*' "$SF_WORK/copy/server.log" |
     head -1 | awk '{print $6}')
 sf_expect_eq "the copy's own durable state lies below the original's last IDs" t \
-    "$(sf_psql registry -c "SELECT '$local_resume'::timestamptz
+    "$(sf_psql original -c "SELECT '$local_resume'::timestamptz
         < '$(sf_psql original -c "SELECT snowflake_timestamp($(sort -n "$SF_WORK/original.tail" | tail -1))")'::timestamptz")"
 out=$(sf_psql copy -c "SELECT snowflake_nextval()" 2>&1 || true)
 sf_expect_match "while the original holds its lease, the copy is refused its node id" \
     "node id 22 is held by another server: It is held by .*data directory $(sf_datadir original)" "$out"
 sf_crash original
-sf_poll registry "SELECT state FROM snowflake_registry_leases WHERE node_id = 22" expired
-sf_log "ok: the original is gone and its lease expired"
+# The copy retries: it takes the id over once the original's lease expires
+# (polling for "expired" in between would race with it).
 sf_poll copy "SELECT lease_state FROM snowflake_status" held
+sf_expect_match "once the original is gone, the registry shows the copy as the holder" \
+    "^live $(sf_datadir copy)$" "$(lease_of 22)"
 sf_stream_ids copy "$SF_WORK/copy.ids" 20000
 sf_expect_above "the restored copy, once it holds the id" "$SF_WORK/original.before" \
     "$SF_WORK/original.after" "$SF_WORK/original.tail" -- "$SF_WORK/copy.ids"

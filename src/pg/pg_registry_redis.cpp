@@ -1,0 +1,466 @@
+// The Redis store of node id leases (snowflake_id.registry = 'redis://...').
+// Its Lua scripts (pg_registry_redis_scripts.hpp) do each step atomically
+// in Redis; this file only connects, loads them and calls them.
+//
+// hiredis is used as pg_registry_pq.cpp uses libpq: a non-blocking socket,
+// every wait in WaitLatchOrSocket with a time limit, so that a shutdown
+// request, SIGHUP and the postmaster's death are seen at once. (A host name
+// is resolved with a blocking getaddrinfo, as libpq does: use an address or
+// a unix socket where DNS may hang.) Only the registry worker uses it.
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "pg_registry.hpp"
+#include "pg_registry_redis_scripts.hpp"
+
+extern "C" {
+#include <hiredis/hiredis.h>
+
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "storage/latch.h"
+}
+
+namespace {
+
+constexpr int64_t kNsPerMs = 1000000;
+using Script = RedisRegistryStore::Script;
+
+constexpr size_t kScriptTextSize = 32768;
+static_assert(sizeof sf_redis_lua::kPrelude + sizeof sf_redis_lua::kAcquire < kScriptTextSize &&
+                  sizeof sf_redis_lua::kPrelude + sizeof sf_redis_lua::kRenew < kScriptTextSize &&
+                  sizeof sf_redis_lua::kPrelude + sizeof sf_redis_lua::kRelease < kScriptTextSize &&
+                  sizeof sf_redis_lua::kPrelude + sizeof sf_redis_lua::kSwitch < kScriptTextSize,
+              "a registry script outgrew its buffer");
+
+// A script's full text: the shared prelude, then its body.
+const char *script_text(Script script) {
+    static char texts[static_cast<int>(Script::count)][kScriptTextSize];
+    const char *body = script == Script::acquire   ? sf_redis_lua::kAcquire
+                       : script == Script::renew   ? sf_redis_lua::kRenew
+                       : script == Script::release ? sf_redis_lua::kRelease
+                                                   : sf_redis_lua::kSwitch;
+    char *text = texts[static_cast<int>(script)];
+    if (text[0] == '\0') {
+        snprintf(text, sizeof texts[0], "%s%s", sf_redis_lua::kPrelude, body);
+    }
+    return text;
+}
+
+struct Arg {
+    char text[32];
+};
+void arg_of(Arg *a, long long v) {
+    snprintf(a->text, sizeof a->text, "%lld", v);
+}
+
+// Element i of an array reply, as text ("" if it is not a string).
+const char *element_text(const redisReply *r, size_t i) {
+    if (r == nullptr || r->type != REDIS_REPLY_ARRAY || i >= r->elements) {
+        return "";
+    }
+    const redisReply *e = r->element[i];
+    return (e->type == REDIS_REPLY_STRING || e->type == REDIS_REPLY_STATUS) ? e->str : "";
+}
+
+// Element i of an "ok" reply as an integer; false if it is not one.
+bool element_int(const redisReply *r, size_t i, int64_t *out) {
+    const char *text = element_text(r, i);
+    char *end = nullptr;
+    errno = 0;
+    const long long v = strtoll(text, &end, 10);
+    if (text[0] == '\0' || *end != '\0' || errno != 0) {
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+}  // namespace
+
+RedisRegistryStore::RedisRegistryStore(const snowflake::RedisTarget *target,
+                                       volatile sig_atomic_t *stop)
+    : target_(target), stop_(stop) {}
+
+RedisRegistryStore::~RedisRegistryStore() {
+    disconnect();
+}
+
+void RedisRegistryStore::disconnect() {
+    if (ctx_ != nullptr) {
+        redisFree(ctx_);
+        ctx_ = nullptr;
+    }
+}
+
+// A failure to reach Redis, or an answer that is not the registry's: said
+// in *err, naming the address, and the connection dropped so that the next
+// call starts afresh.
+snowflake::StoreOutcome RedisRegistryStore::unreachable(const char *what, const char *why,
+                                                        snowflake::Error *err) {
+    if (target_->unix_socket) {
+        snowflake::fail(err, snowflake::ErrorCode::registry, "%s (Redis at unix socket %s): %s",
+                        what, target_->socket_path, why);
+    } else {
+        snowflake::fail(err, snowflake::ErrorCode::registry, "%s (Redis at %s:%d): %s", what,
+                        target_->host, target_->port, why);
+    }
+    disconnect();
+    return snowflake::StoreOutcome::unreachable;
+}
+
+bool RedisRegistryStore::wait_socket(int events, int64_t until_mono_ns) {
+    for (;;) {
+        if (*stop_) {
+            return false;
+        }
+        const int64_t left_ms = (until_mono_ns - sf_monotonic_ns()) / kNsPerMs;
+        if (left_ms <= 0) {
+            return false;
+        }
+        const int rc =
+            WaitLatchOrSocket(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH | events,
+                              ctx_->fd, left_ms, PG_WAIT_EXTENSION);
+        if (rc & WL_LATCH_SET) {
+            ResetLatch(MyLatch);
+            CHECK_FOR_INTERRUPTS();
+        }
+        if (rc & events) {
+            return true;
+        }
+    }
+}
+
+snowflake::StoreOutcome RedisRegistryStore::command(int argc, const char **argv, const size_t *lens,
+                                                    redisReply **reply, snowflake::Error *err) {
+    *reply = nullptr;
+    const int64_t until = sf_monotonic_ns() + kRegistryTimeoutMs * kNsPerMs;
+    if (redisAppendCommandArgv(ctx_, argc, argv, lens) != REDIS_OK) {
+        return unreachable("could not send a command", ctx_->errstr, err);
+    }
+    int done = 0;
+    while (!done) {
+        if (redisBufferWrite(ctx_, &done) != REDIS_OK) {
+            return unreachable("could not send a command", ctx_->errstr, err);
+        }
+        if (!done && !wait_socket(WL_SOCKET_WRITEABLE, until)) {
+            return unreachable("could not send a command", "timed out", err);
+        }
+    }
+    void *r = nullptr;
+    for (;;) {
+        if (redisGetReplyFromReader(ctx_, &r) != REDIS_OK) {
+            return unreachable("no Redis reply", ctx_->errstr, err);
+        }
+        if (r != nullptr) {
+            break;
+        }
+        if (!wait_socket(WL_SOCKET_READABLE, until)) {
+            return unreachable("no answer to a command", "timed out", err);
+        }
+        if (redisBufferRead(ctx_) != REDIS_OK) {
+            return unreachable("no answer to a command", ctx_->errstr, err);
+        }
+    }
+    *reply = static_cast<redisReply *>(r);
+    return snowflake::StoreOutcome::ok;
+}
+
+snowflake::StoreOutcome RedisRegistryStore::connect(snowflake::Error *err) {
+    if (ctx_ != nullptr) {
+        return snowflake::StoreOutcome::ok;
+    }
+    const int64_t until = sf_monotonic_ns() + kRegistryTimeoutMs * kNsPerMs;
+    ctx_ = target_->unix_socket ? redisConnectUnixNonBlock(target_->socket_path)
+                                : redisConnectNonBlock(target_->host, target_->port);
+    if (ctx_ == nullptr) {
+        return unreachable("could not connect", "out of memory", err);
+    }
+    if (ctx_->err != 0) {
+        return unreachable("could not connect", ctx_->errstr, err);
+    }
+    if (!wait_socket(WL_SOCKET_WRITEABLE, until)) {
+        return unreachable("could not connect", "timed out", err);
+    }
+    int so_error = 0;
+    socklen_t so_len = sizeof so_error;
+    if (getsockopt(ctx_->fd, SOL_SOCKET, SO_ERROR, &so_error, &so_len) != 0) {
+        so_error = errno;
+    }
+    if (so_error != 0) {
+        return unreachable("could not connect", strerror(so_error), err);
+    }
+    redisReply *r = nullptr;
+    snowflake::StoreOutcome outcome = snowflake::StoreOutcome::ok;
+    if (target_->password[0] != '\0') {
+        const bool with_user = target_->user[0] != '\0';
+        const char *argv[] = {"AUTH", with_user ? target_->user : target_->password,
+                              target_->password};
+        const size_t lens[] = {4, strlen(argv[1]), strlen(argv[2])};
+        outcome = command(with_user ? 3 : 2, argv, lens, &r, err);
+        if (outcome != snowflake::StoreOutcome::ok) {
+            return outcome;
+        }
+        if (r->type == REDIS_REPLY_ERROR) {
+            char why[200];
+            snprintf(why, sizeof why, "%s", r->str);
+            freeReplyObject(r);
+            return unreachable("Redis refused the user name or password", why, err);
+        }
+        freeReplyObject(r);
+    }
+    if (target_->db != 0) {
+        Arg db;
+        arg_of(&db, target_->db);
+        const char *argv[] = {"SELECT", db.text};
+        const size_t lens[] = {6, strlen(db.text)};
+        outcome = command(2, argv, lens, &r, err);
+        if (outcome != snowflake::StoreOutcome::ok) {
+            return outcome;
+        }
+        if (r->type == REDIS_REPLY_ERROR) {
+            char why[200];
+            snprintf(why, sizeof why, "%s", r->str);
+            freeReplyObject(r);
+            char what[80];
+            snprintf(what, sizeof what, "could not select database %d", target_->db);
+            return unreachable(what, why, err);
+        }
+        freeReplyObject(r);
+    }
+    {
+        // A Redis that evicts keys under memory pressure could drop a live
+        // lease, and with it the fence that keeps a second holder out.
+        // Where CONFIG is disabled (managed services), the setting cannot
+        // be read: the README asks for noeviction.
+        const char *argv[] = {"CONFIG", "GET", "maxmemory-policy"};
+        const size_t lens[] = {6, 3, 16};
+        outcome = command(3, argv, lens, &r, err);
+        if (outcome != snowflake::StoreOutcome::ok) {
+            return outcome;
+        }
+        if (r->type == REDIS_REPLY_ARRAY && r->elements == 2 &&
+            r->element[1]->type == REDIS_REPLY_STRING &&
+            strcmp(r->element[1]->str, "noeviction") != 0) {
+            char why[200];
+            snprintf(why, sizeof why,
+                     "maxmemory-policy is %s; the registry needs noeviction, or Redis may "
+                     "evict a live lease",
+                     r->element[1]->str);
+            freeReplyObject(r);
+            return unreachable("Redis may evict the registry's keys", why, err);
+        }
+        freeReplyObject(r);
+    }
+    for (int i = 0; i < static_cast<int>(Script::count); ++i) {
+        const char *text = script_text(static_cast<Script>(i));
+        const char *argv[] = {"SCRIPT", "LOAD", text};
+        const size_t lens[] = {6, 4, strlen(text)};
+        outcome = command(3, argv, lens, &r, err);
+        if (outcome != snowflake::StoreOutcome::ok) {
+            return outcome;
+        }
+        if (r->type != REDIS_REPLY_STRING || r->len != 40) {
+            char why[200];
+            snprintf(why, sizeof why, "%s",
+                     r->type == REDIS_REPLY_ERROR ? r->str : "an answer that is not a script id");
+            freeReplyObject(r);
+            return unreachable("could not load the registry's scripts", why, err);
+        }
+        memcpy(sha_[i], r->str, 40);
+        sha_[i][40] = '\0';
+        freeReplyObject(r);
+    }
+    return snowflake::StoreOutcome::ok;
+}
+
+snowflake::StoreOutcome RedisRegistryStore::run(Script script, int nargs, const char *const *args,
+                                                redisReply **reply, snowflake::Error *err) {
+    *reply = nullptr;
+    // The length of the script's "ok" reply (pg_registry_redis_scripts.hpp).
+    const size_t expected_elements =
+        script == Script::acquire || script == Script::switch_node ? 5 : 2;
+    constexpr int kMaxArgs = 20;
+    const char *argv[kMaxArgs + 4];
+    size_t lens[kMaxArgs + 4];
+    // Twice at most: Redis forgets scripts on SCRIPT FLUSH and restarts.
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        const snowflake::StoreOutcome connected = connect(err);
+        if (connected != snowflake::StoreOutcome::ok) {
+            return connected;
+        }
+        argv[0] = "EVALSHA";
+        argv[1] = sha_[static_cast<int>(script)];
+        argv[2] = "1";
+        argv[3] = target_->prefix;
+        for (int i = 0; i < nargs && i < kMaxArgs; ++i) {
+            argv[4 + i] = args[i];
+        }
+        const int argc = 4 + (nargs < kMaxArgs ? nargs : kMaxArgs);
+        for (int i = 0; i < argc; ++i) {
+            lens[i] = strlen(argv[i]);
+        }
+        redisReply *r = nullptr;
+        const snowflake::StoreOutcome outcome = command(argc, argv, lens, &r, err);
+        if (outcome != snowflake::StoreOutcome::ok) {
+            return outcome;
+        }
+        if (r->type == REDIS_REPLY_ERROR && strncmp(r->str, "NOSCRIPT", 8) == 0 && attempt == 0) {
+            freeReplyObject(r);
+            disconnect();  // the next connect loads them again
+            continue;
+        }
+        if (r->type == REDIS_REPLY_ERROR) {
+            char why[200];
+            snprintf(why, sizeof why, "%s", r->str);
+            freeReplyObject(r);
+            return unreachable("Redis failed a registry call", why, err);
+        }
+        if (strcmp(element_text(r, 0), "ok") == 0 && r->elements == expected_elements) {
+            *reply = r;
+            return snowflake::StoreOutcome::ok;
+        }
+        if (strcmp(element_text(r, 0), "refused") == 0) {
+            snowflake::fail(err, snowflake::ErrorCode::registry, "%s", element_text(r, 2));
+            if (element_text(r, 3)[0] != '\0') {
+                snowflake::set_detail(err, "%s", element_text(r, 3));
+            }
+            freeReplyObject(r);
+            return snowflake::StoreOutcome::refused;
+        }
+        freeReplyObject(r);
+        return unreachable("Redis failed a registry call", "an answer that is not the registry's",
+                           err);
+    }
+    return unreachable("Redis failed a registry call", "the scripts could not be loaded", err);
+}
+
+snowflake::StoreOutcome RedisRegistryStore::acquire(const snowflake::LeaseRequest &request,
+                                                    snowflake::LeaseGrant *grant,
+                                                    snowflake::Error *err) {
+    const snowflake::LeaseHolder &h = request.holder;
+    Arg requested, preferred, fence, system_id, instance, port, timeline, dc_bits, worker_bits,
+        seq_bits, epoch, drift, ttl, clock;
+    arg_of(&requested, request.requested_node);
+    arg_of(&preferred, request.preferred_node);
+    arg_of(&fence, request.previous_fence);
+    snprintf(system_id.text, sizeof system_id.text, "%llu",
+             static_cast<unsigned long long>(h.system_id));
+    arg_of(&instance, h.instance);
+    arg_of(&port, h.port);
+    arg_of(&timeline, h.timeline);
+    arg_of(&dc_bits, request.widths.datacenter_bits);
+    arg_of(&worker_bits, request.widths.worker_bits);
+    arg_of(&seq_bits, request.widths.sequence_bits);
+    arg_of(&epoch, request.epoch_unix_ms);
+    arg_of(&drift, request.max_clock_drift_ms);
+    arg_of(&ttl, request.ttl_ms);
+    arg_of(&clock, request.clock_unix_ms);
+    const char *args[] = {request.requested_node >= 0 ? requested.text : "",
+                          request.preferred_node >= 0 ? preferred.text : "",
+                          request.previous_fence > 0 ? fence.text : "",
+                          system_id.text,
+                          instance.text,
+                          h.host,
+                          port.text,
+                          h.data_directory,
+                          timeline.text,
+                          dc_bits.text,
+                          worker_bits.text,
+                          seq_bits.text,
+                          epoch.text,
+                          drift.text,
+                          ttl.text,
+                          clock.text};
+    redisReply *r = nullptr;
+    const snowflake::StoreOutcome outcome = run(Script::acquire, 16, args, &r, err);
+    if (outcome != snowflake::StoreOutcome::ok) {
+        return outcome;
+    }
+    const bool read = element_int(r, 1, &grant->node) && element_int(r, 2, &grant->fence) &&
+                      element_int(r, 3, &grant->floor_unix_ms);
+    freeReplyObject(r);
+    if (!read) {
+        return unreachable("Redis failed a registry call", "a grant that is not numbers", err);
+    }
+    return snowflake::StoreOutcome::ok;
+}
+
+snowflake::StoreOutcome RedisRegistryStore::renew(int64_t node, int64_t fence, int64_t instance,
+                                                  int64_t bound_unix_ms, int64_t ttl_ms,
+                                                  int64_t *expires_unix_ms, snowflake::Error *err) {
+    Arg a_node, a_fence, a_instance, a_bound, a_ttl;
+    arg_of(&a_node, node);
+    arg_of(&a_fence, fence);
+    arg_of(&a_instance, instance);
+    arg_of(&a_bound, bound_unix_ms);
+    arg_of(&a_ttl, ttl_ms);
+    const char *args[] = {a_node.text, a_fence.text, a_instance.text, a_bound.text, a_ttl.text};
+    redisReply *r = nullptr;
+    const snowflake::StoreOutcome outcome = run(Script::renew, 5, args, &r, err);
+    if (outcome != snowflake::StoreOutcome::ok) {
+        return outcome;
+    }
+    const bool read = element_int(r, 1, expires_unix_ms);
+    freeReplyObject(r);
+    if (!read) {
+        return unreachable("Redis failed a registry call", "an expiry that is not a number", err);
+    }
+    return snowflake::StoreOutcome::ok;
+}
+
+snowflake::StoreOutcome RedisRegistryStore::release(int64_t node, int64_t fence, int64_t instance,
+                                                    int64_t bound_unix_ms, snowflake::Error *err) {
+    Arg a_node, a_fence, a_instance, a_bound;
+    arg_of(&a_node, node);
+    arg_of(&a_fence, fence);
+    arg_of(&a_instance, instance);
+    arg_of(&a_bound, bound_unix_ms);
+    const char *args[] = {a_node.text, a_fence.text, a_instance.text, a_bound.text};
+    redisReply *r = nullptr;
+    const snowflake::StoreOutcome outcome = run(Script::release, 4, args, &r, err);
+    if (r != nullptr) {
+        freeReplyObject(r);
+    }
+    return outcome;
+}
+
+snowflake::StoreOutcome RedisRegistryStore::switch_node(const snowflake::SwitchRequest &request,
+                                                        snowflake::LeaseGrant *grant,
+                                                        int64_t *expires_unix_ms,
+                                                        snowflake::Error *err) {
+    const snowflake::LeaseHolder &h = request.lease.holder;
+    Arg node, fence, instance, held_bound, system_id, port, timeline, drift, ttl, clock, bound;
+    arg_of(&node, request.node);
+    arg_of(&fence, request.fence);
+    arg_of(&instance, h.instance);
+    arg_of(&held_bound, request.held_bound_unix_ms);
+    snprintf(system_id.text, sizeof system_id.text, "%llu",
+             static_cast<unsigned long long>(h.system_id));
+    arg_of(&port, h.port);
+    arg_of(&timeline, h.timeline);
+    arg_of(&drift, request.lease.max_clock_drift_ms);
+    arg_of(&ttl, request.lease.ttl_ms);
+    arg_of(&clock, request.lease.clock_unix_ms);
+    arg_of(&bound, request.bound_unix_ms);
+    const char *args[] = {node.text, fence.text, instance.text,    held_bound.text, system_id.text,
+                          h.host,    port.text,  h.data_directory, timeline.text,   drift.text,
+                          ttl.text,  clock.text, bound.text};
+    redisReply *r = nullptr;
+    const snowflake::StoreOutcome outcome = run(Script::switch_node, 13, args, &r, err);
+    if (outcome != snowflake::StoreOutcome::ok) {
+        return outcome;
+    }
+    const bool read = element_int(r, 1, &grant->node) && element_int(r, 2, &grant->fence) &&
+                      element_int(r, 3, &grant->floor_unix_ms) &&
+                      element_int(r, 4, expires_unix_ms);
+    freeReplyObject(r);
+    if (!read) {
+        return unreachable("Redis failed a registry call", "a grant that is not numbers", err);
+    }
+    return snowflake::StoreOutcome::ok;
+}
