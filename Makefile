@@ -9,6 +9,7 @@
 #   make bench-durable  what the durable reservation costs (bench/durable-cost)
 #   make bench-toolkit  blocks against single calls, decoders against gen_random_uuid (bench/toolkit)
 #   make bench-registry what a registry of node ids costs (bench/registry-cost)
+#   make bench-type the snowflake column type against a bigint key (bench/type-cost)
 #   make format     clang-format every C++ file in place
 #
 # `make` and `make install` are PGXS's: they build snowflake_id.so and install
@@ -18,7 +19,7 @@ EXTENSION = snowflake_id
 MODULE_big = snowflake_id
 DATA = snowflake_id--1.0.sql snowflake_id--1.0--1.1.sql snowflake_id--1.1.sql \
 	snowflake_id--1.1--1.2.sql snowflake_id--1.2.sql snowflake_id--1.2--1.3.sql \
-	snowflake_id--1.3.sql
+	snowflake_id--1.3.sql snowflake_id--1.3--1.4.sql snowflake_id--1.4.sql
 PGFILEDESC = "snowflake_id - Snowflake IDs generated inside PostgreSQL"
 
 # `make installcheck`: the pg_regress suites that need a preloaded server
@@ -27,7 +28,7 @@ PGFILEDESC = "snowflake_id - Snowflake IDs generated inside PostgreSQL"
 # as contrib's pg_stat_statements does. tests/server/regress.sh runs this,
 # and the suites that need other settings.
 REGRESS = snowflake_functions snowflake_errors snowflake_toolkit snowflake_partitioning \
-	snowflake_registry snowflake_upgrade
+	snowflake_registry snowflake_type snowflake_upgrade
 REGRESS_OPTS = --temp-instance=tmp_check --temp-config=$(srcdir)/tests/installcheck.conf
 
 CORE_SRCS = $(wildcard src/core/*.cpp)
@@ -77,7 +78,7 @@ $(GTEST_BIN): $(CORE_SRCS) $(wildcard src/core/*.hpp) $(UNIT_SRCS)
 	g++ -std=c++20 -Wall -Wextra -Werror -O2 -g -Isrc $(CORE_SRCS) $(UNIT_SRCS) \
 		-lgtest -lgtest_main -pthread -o $@
 
-.PHONY: deps unit test test-all-versions demo demo-stop bench bench-durable bench-toolkit bench-registry format \
+.PHONY: deps unit test test-all-versions demo demo-stop bench bench-durable bench-toolkit bench-registry bench-type format \
 	check-format
 
 deps:
@@ -109,6 +110,9 @@ bench-toolkit: deps
 
 bench-registry: deps
 	@bench/registry-cost
+
+bench-type: deps
+	@bench/type-cost
 
 format:
 	clang-format -i src/core/*.[ch]pp src/pg/*.[ch]pp tests/unit/*.cpp

@@ -29,6 +29,8 @@ enum class ErrorCode : int {
     invalid_objectid,     // text that is not 24 hexadecimal digits
     block_too_large,      // a block of IDs that no call could ever be given
     registry,             // the registry of node ids refused or could not be reached
+    invalid_id_text,      // text that is not the digits of an ID (the snowflake type)
+    id_out_of_range,      // a negative value, or one beyond bigint, for the snowflake type
 };
 
 // Deliberately without initialisers: the generator's hot path declares one

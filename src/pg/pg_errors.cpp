@@ -31,7 +31,10 @@ int sqlstate_for(snowflake::ErrorCode code) {
         case ErrorCode::block_too_large:
             return ERRCODE_INVALID_PARAMETER_VALUE;
         case ErrorCode::invalid_objectid:
+        case ErrorCode::invalid_id_text:
             return ERRCODE_INVALID_TEXT_REPRESENTATION;
+        case ErrorCode::id_out_of_range:
+            return ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE;
         case ErrorCode::none:
             break;
     }

@@ -1,0 +1,128 @@
+-- The snowflake column type (1.4): I/O, casts, operators, both operator
+-- classes and BRIN, JSON forms, plans, ALTER COLUMN TYPE both ways, bad input.
+-- Server: snowflake_id preloaded, default layout, worker_id = 7.
+SET timezone = 'UTC';
+CREATE EXTENSION IF NOT EXISTS snowflake_id;
+
+-- Text form: bigint's digits, both ways.
+SELECT '912291816210986656'::snowflake AS id,
+       '912291816210986656'::snowflake::text = 912291816210986656::bigint::text AS same_text;
+SELECT ' 42 '::snowflake AS blanks, '+7'::snowflake AS plus, '0'::snowflake AS zero,
+       '9223372036854775807'::snowflake AS largest;
+SELECT pg_column_size('912291816210986656'::snowflake) AS bytes,
+       typbyval AS by_value FROM pg_type WHERE typname = 'snowflake';
+-- Binary form: bigint's.
+SELECT snowflake_send('912291816210986656') = int8send(912291816210986656) AS same_binary;
+
+-- Bad input: 22P02 or 22003, the input quoted.
+\set VERBOSITY default
+SELECT '-5'::snowflake;
+SELECT '9223372036854775808'::snowflake;
+SELECT ''::snowflake;
+SELECT 'abc'::snowflake;
+SELECT '12a'::snowflake;
+SELECT '1.5'::snowflake;
+\set VERBOSITY terse
+DO $$ BEGIN PERFORM '-5'::snowflake; EXCEPTION WHEN OTHERS THEN RAISE NOTICE '%', SQLSTATE; END $$;
+DO $$ BEGIN PERFORM 'x'::snowflake; EXCEPTION WHEN OTHERS THEN RAISE NOTICE '%', SQLSTATE; END $$;
+\set VERBOSITY default
+
+-- Casts: to bigint implicit (decoders take a snowflake), from bigint and
+-- integer on assignment, checked.
+SELECT (snowflake_decode('175928847299117063'::snowflake)).worker_id IS NOT NULL AS decodes;
+SELECT '912291816210986656'::snowflake + 1 AS plus_one_is_bigint;
+SELECT (-1)::bigint::snowflake;
+SELECT (-1)::snowflake;
+SELECT castcontext, castmethod FROM pg_cast
+WHERE castsource = 'snowflake'::regtype AND casttarget = 'bigint'::regtype;
+SELECT castsource::regtype, castcontext, castmethod FROM pg_cast
+WHERE casttarget = 'snowflake'::regtype ORDER BY 1;
+
+-- A table keyed by snowflake, filled by the default.
+CREATE TABLE sf_orders (id snowflake PRIMARY KEY DEFAULT snowflake_nextval(), note text);
+INSERT INTO sf_orders (note) SELECT 'n' || g FROM generate_series(1, 1000) g;
+INSERT INTO sf_orders VALUES (42, 'integer literal'), (912291816210986656::bigint, 'bigint');
+SELECT count(*) AS rows, count(DISTINCT id) AS distinct_ids FROM sf_orders;
+SELECT id, note FROM sf_orders WHERE id = 42;
+SELECT id, note FROM sf_orders WHERE id = 912291816210986656;
+SELECT count(*) AS older FROM sf_orders WHERE id < '912291816210986657';
+SELECT count(*) FROM (SELECT id FROM sf_orders GROUP BY id) g;
+INSERT INTO sf_orders VALUES (42, 'again');
+
+-- JSON: strings, in every way PostgreSQL builds JSON, and back.
+SELECT to_json('912291816210986656'::snowflake) AS to_json,
+       to_jsonb('912291816210986656'::snowflake) AS to_jsonb,
+       jsonb_build_object('id', '912291816210986656'::snowflake) AS built,
+       json_build_array('912291816210986656'::snowflake) AS array;
+SELECT row_to_json(o) AS row_to_json FROM sf_orders o WHERE id = 912291816210986656;
+SELECT json_agg(o ORDER BY id) AS json_agg FROM sf_orders o WHERE id IN (42, 912291816210986656);
+SELECT to_jsonb(o) AS to_jsonb_row FROM sf_orders o WHERE id = 42;
+SELECT ((to_jsonb(o)->>'id')::snowflake = o.id) AS round_trip
+FROM sf_orders o WHERE id = 912291816210986656;
+-- A bigint, for contrast, is a JSON number.
+SELECT to_json(912291816210986656::bigint) AS bigint_is_a_number;
+
+-- Plans: the primary key serves snowflake, bigint and integer comparisons.
+ANALYZE sf_orders;
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT * FROM sf_orders WHERE id >= snowflake_from_timestamp('2026-01-01');
+EXPLAIN (COSTS OFF) SELECT * FROM sf_orders WHERE id = 42;
+EXPLAIN (COSTS OFF) SELECT * FROM sf_orders WHERE id = 42::bigint;
+EXPLAIN (COSTS OFF) SELECT * FROM sf_orders WHERE id = '42'::snowflake;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+
+-- A bigint column can reference a snowflake key; joins hash and merge.
+CREATE TABLE sf_lines (order_id bigint REFERENCES sf_orders (id), qty int);
+INSERT INTO sf_lines SELECT id, 1 FROM sf_orders WHERE note LIKE 'n1%';
+INSERT INTO sf_lines VALUES (1, 1);
+SET enable_nestloop = off;
+SET enable_mergejoin = off;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM sf_orders o JOIN sf_lines l ON l.order_id = o.id;
+SELECT count(*) AS hash_joined FROM sf_orders o JOIN sf_lines l ON l.order_id = o.id;
+SET enable_hashjoin = off;
+SET enable_mergejoin = on;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM sf_orders o JOIN sf_lines l ON l.order_id = o.id;
+SELECT count(*) AS merge_joined FROM sf_orders o JOIN sf_lines l ON l.order_id = o.id;
+RESET enable_nestloop;
+RESET enable_mergejoin;
+RESET enable_hashjoin;
+SELECT count(*) AS distinct_hashed FROM (SELECT DISTINCT id FROM sf_orders) d;
+
+-- A hash index and a BRIN index.
+CREATE INDEX sf_orders_hash ON sf_orders USING hash (id);
+CREATE INDEX sf_orders_brin ON sf_orders USING brin (id);
+SET enable_seqscan = off;
+SET enable_indexscan = off;
+EXPLAIN (COSTS OFF) SELECT * FROM sf_orders WHERE id >= 912291816210986656::bigint;
+SELECT count(*) AS via_bitmap FROM sf_orders WHERE id >= 912291816210986656::bigint;
+RESET enable_seqscan;
+RESET enable_indexscan;
+
+-- Partition pruning on a snowflake key, as the recipe does for bigint.
+CREATE TABLE sf_events (id snowflake NOT NULL, payload text) PARTITION BY RANGE (id);
+CREATE TABLE sf_events_a PARTITION OF sf_events FOR VALUES FROM ('0') TO ('1000000');
+CREATE TABLE sf_events_b PARTITION OF sf_events FOR VALUES FROM ('1000000') TO (MAXVALUE);
+INSERT INTO sf_events VALUES (5, 'a'), (2000000, 'b');
+EXPLAIN (COSTS OFF) SELECT * FROM sf_events WHERE id >= 1000000::bigint;
+EXPLAIN (COSTS OFF) SELECT * FROM sf_events WHERE id < '1000000'::snowflake;
+
+-- ALTER COLUMN TYPE: to snowflake the table is rewritten (the cast checks
+-- every value); back to bigint it is not (the same bits).
+CREATE TABLE sf_convert (id bigint PRIMARY KEY);
+INSERT INTO sf_convert SELECT g * 1000003 FROM generate_series(1, 100) g;
+CREATE TEMP TABLE sf_before AS SELECT pg_relation_filenode('sf_convert') AS node;
+ALTER TABLE sf_convert ALTER COLUMN id TYPE snowflake;
+SELECT pg_relation_filenode('sf_convert') <> (SELECT node FROM sf_before) AS rewritten_to_snowflake,
+       format_type(atttypid, atttypmod) AS type
+FROM pg_attribute WHERE attrelid = 'sf_convert'::regclass AND attname = 'id';
+UPDATE sf_before SET node = pg_relation_filenode('sf_convert');
+ALTER TABLE sf_convert ALTER COLUMN id TYPE bigint;
+SELECT pg_relation_filenode('sf_convert') <> (SELECT node FROM sf_before) AS rewritten_to_bigint,
+       format_type(atttypid, atttypmod) AS type
+FROM pg_attribute WHERE attrelid = 'sf_convert'::regclass AND attname = 'id';
+INSERT INTO sf_convert VALUES (-1);
+ALTER TABLE sf_convert ALTER COLUMN id TYPE snowflake;
+
+DROP TABLE sf_lines, sf_orders, sf_events, sf_convert;
