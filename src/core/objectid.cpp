@@ -1,23 +1,12 @@
 #include "objectid.hpp"
 
+#include "hex.hpp"
+
 namespace snowflake {
 
 namespace {
 
 constexpr char kHexDigits[] = "0123456789abcdef";
-
-int hex_value(char c) {
-    if (c >= '0' && c <= '9') {
-        return c - '0';
-    }
-    if (c >= 'a' && c <= 'f') {
-        return c - 'a' + 10;
-    }
-    if (c >= 'A' && c <= 'F') {
-        return c - 'A' + 10;
-    }
-    return -1;
-}
 
 void put_byte(uint8_t b, char *out) {
     out[0] = kHexDigits[b >> 4];

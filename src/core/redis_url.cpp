@@ -1,5 +1,7 @@
 #include "redis_url.hpp"
 
+#include "hex.hpp"
+
 #include <cstdio>
 #include <cstring>
 
@@ -11,19 +13,6 @@ constexpr const char *kDefaultPrefix = "snowflake_id";
 constexpr const char *kForm =
     "redis://[[user]:password@]host[:port][/db][?prefix=P] or "
     "redis+unix://[[user]:password@]/path/to/redis.sock[?db=N&prefix=P]";
-
-int hex_value(char c) {
-    if (c >= '0' && c <= '9') {
-        return c - '0';
-    }
-    if (c >= 'a' && c <= 'f') {
-        return c - 'a' + 10;
-    }
-    if (c >= 'A' && c <= 'F') {
-        return c - 'A' + 10;
-    }
-    return -1;
-}
 
 // Percent-decodes text into out (size bytes, NUL-terminated).
 bool decode_into(std::string_view text, char *out, std::size_t size, const char *what, Error *err) {

@@ -17,6 +17,12 @@ typedef struct redisContext redisContext;
 typedef struct redisReply redisReply;
 }
 
+// Waits until the socket fd is ready for events (WL_SOCKET_*), answering
+// the latch (interrupts, SIGHUP) and the postmaster's death meanwhile; false
+// when until_mono_ns passed or *stop is set. Both stores wait with it.
+bool sf_registry_wait_socket(int fd, int events, int64_t until_mono_ns,
+                             volatile sig_atomic_t *stop);
+
 class PgRegistryStore final : public snowflake::RegistryStore {
   public:
     // conninfo: a libpq connection string. Waits end early once *stop is set.

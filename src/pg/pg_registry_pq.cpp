@@ -75,9 +75,10 @@ snowflake::StoreOutcome PgRegistryStore::unreachable(const char *what, snowflake
     return snowflake::StoreOutcome::unreachable;
 }
 
-bool PgRegistryStore::wait_socket(int events, int64_t until_mono_ns) {
+bool sf_registry_wait_socket(int fd, int events, int64_t until_mono_ns,
+                             volatile sig_atomic_t *stop) {
     for (;;) {
-        if (*stop_) {
+        if (*stop) {
             return false;
         }
         const int64_t left_ms = (until_mono_ns - sf_monotonic_ns()) / kNsPerMs;
@@ -85,8 +86,8 @@ bool PgRegistryStore::wait_socket(int events, int64_t until_mono_ns) {
             return false;
         }
         const int rc =
-            WaitLatchOrSocket(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH | events,
-                              PQsocket(conn_), left_ms, PG_WAIT_EXTENSION);
+            WaitLatchOrSocket(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH | events, fd,
+                              left_ms, PG_WAIT_EXTENSION);
         if (rc & WL_LATCH_SET) {
             ResetLatch(MyLatch);
             CHECK_FOR_INTERRUPTS();
@@ -95,6 +96,10 @@ bool PgRegistryStore::wait_socket(int events, int64_t until_mono_ns) {
             return true;
         }
     }
+}
+
+bool PgRegistryStore::wait_socket(int events, int64_t until_mono_ns) {
+    return sf_registry_wait_socket(PQsocket(conn_), events, until_mono_ns, stop_);
 }
 
 snowflake::StoreOutcome PgRegistryStore::connect(snowflake::Error *err) {

@@ -20,8 +20,6 @@
 extern "C" {
 #include <hiredis/hiredis.h>
 
-#include "miscadmin.h"
-#include "pgstat.h"
 #include "storage/latch.h"
 }
 
@@ -114,25 +112,7 @@ snowflake::StoreOutcome RedisRegistryStore::unreachable(const char *what, const 
 }
 
 bool RedisRegistryStore::wait_socket(int events, int64_t until_mono_ns) {
-    for (;;) {
-        if (*stop_) {
-            return false;
-        }
-        const int64_t left_ms = (until_mono_ns - sf_monotonic_ns()) / kNsPerMs;
-        if (left_ms <= 0) {
-            return false;
-        }
-        const int rc =
-            WaitLatchOrSocket(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH | events,
-                              ctx_->fd, left_ms, PG_WAIT_EXTENSION);
-        if (rc & WL_LATCH_SET) {
-            ResetLatch(MyLatch);
-            CHECK_FOR_INTERRUPTS();
-        }
-        if (rc & events) {
-            return true;
-        }
-    }
+    return sf_registry_wait_socket(ctx_->fd, events, until_mono_ns, stop_);
 }
 
 snowflake::StoreOutcome RedisRegistryStore::command(int argc, const char **argv, const size_t *lens,
