@@ -16,11 +16,12 @@ FROM pg_depend d LEFT JOIN pg_proc p ON d.classid = 'pg_proc'::regclass AND p.oi
 WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
   AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'snowflake_id')
   -- PostgreSQL 17 and later also list the row types of the extension's
-  -- tables and views, and their array types; they come and go with their
-  -- relations: leave them out, for the same count on every major.
-  AND NOT EXISTS (SELECT FROM pg_type t LEFT JOIN pg_type e ON e.oid = t.typelem
+  -- tables and views, and array types; they come and go with their
+  -- relations and element types: leave them out, for the same count on
+  -- every major.
+  AND NOT EXISTS (SELECT FROM pg_type t
                   WHERE d.classid = 'pg_type'::regclass AND t.oid = d.objid
-                    AND (t.typrelid <> 0 OR e.typrelid <> 0));
+                    AND (t.typrelid <> 0 OR t.typcategory = 'A'));
 CREATE TEMP TABLE fresh AS SELECT * FROM members;
 SELECT extversion AS fresh_version FROM pg_extension WHERE extname = 'snowflake_id';
 DROP EXTENSION snowflake_id;
