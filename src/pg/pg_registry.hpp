@@ -5,6 +5,8 @@
 #pragma once
 
 #include <csignal>
+#include <cstdint>
+#include <cstdio>
 
 #include "core/redis_url.hpp"
 #include "core/registry.hpp"
@@ -16,6 +18,57 @@ typedef struct pg_result PGresult;
 typedef struct redisContext redisContext;
 typedef struct redisReply redisReply;
 }
+
+// The arguments of the four registry calls as text, in the order both
+// stores pass them (the SQL functions' parameters, the Lua scripts' ARGV).
+// The texts of the request (host, data directory) are pointed to, not
+// copied: the request must outlive the arguments.
+template <int N>
+class RegistryArgs {
+  public:
+    static constexpr int kCount = N;
+    RegistryArgs(const RegistryArgs &) = delete;
+    RegistryArgs &operator=(const RegistryArgs &) = delete;
+    const char *const *values() const { return values_; }
+
+  protected:
+    RegistryArgs() = default;
+    void add(long long v) { add_formatted("%lld", v); }
+    void add_unsigned(unsigned long long v) { add_formatted("%llu", v); }
+    void add_text(const char *text) { values_[count_++] = text; }
+    void add_or(bool present, long long v, const char *absent) {
+        if (present) {
+            add(v);
+        } else {
+            add_text(absent);
+        }
+    }
+
+  private:
+    template <typename T>
+    void add_formatted(const char *format, T v) {
+        snprintf(text_[count_], sizeof text_[count_], format, v);
+        add_text(text_[count_]);
+    }
+    char text_[N][24];
+    const char *values_[N] = {};
+    int count_ = 0;
+};
+
+// An acquire's optional arguments (a static node id, the preferred one, the
+// previous fence) are `absent` when unset: NULL for SQL, "" for Lua.
+struct AcquireArgs : RegistryArgs<16> {
+    AcquireArgs(const snowflake::LeaseRequest &request, const char *absent);
+};
+struct RenewArgs : RegistryArgs<5> {
+    RenewArgs(int64_t node, int64_t fence, int64_t instance, int64_t bound_unix_ms, int64_t ttl_ms);
+};
+struct ReleaseArgs : RegistryArgs<4> {
+    ReleaseArgs(int64_t node, int64_t fence, int64_t instance, int64_t bound_unix_ms);
+};
+struct SwitchArgs : RegistryArgs<13> {
+    explicit SwitchArgs(const snowflake::SwitchRequest &request);
+};
 
 // Waits until the socket fd is ready for events (WL_SOCKET_*), answering
 // the latch (interrupts, SIGHUP) and the postmaster's death meanwhile; false
@@ -82,9 +135,12 @@ class RedisRegistryStore final : public snowflake::RegistryStore {
   private:
     snowflake::StoreOutcome connect(snowflake::Error *err);
     void disconnect();
-    // One command and its reply (*reply: freed by the caller).
-    snowflake::StoreOutcome command(int argc, const char **argv, const size_t *lens,
-                                    redisReply **reply, snowflake::Error *err);
+    // One command of argc NUL-terminated arguments, and its reply
+    // (*reply: freed by the caller).
+    snowflake::StoreOutcome command(int argc, const char *const *argv, redisReply **reply,
+                                    snowflake::Error *err);
+    // An error reply as unreachable: what, and Redis's words; frees r.
+    snowflake::StoreOutcome error_reply(redisReply *r, const char *what, snowflake::Error *err);
     // EVALSHA of a script with the key prefix and args; a refusal becomes
     // err and StoreOutcome::refused; *reply is the "ok" array.
     snowflake::StoreOutcome run(Script script, int nargs, const char *const *args,

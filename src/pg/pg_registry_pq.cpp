@@ -25,26 +25,6 @@ namespace {
 
 constexpr int64_t kNsPerMs = 1000000;
 
-// Integers as query parameters.
-struct QueryParam {
-    char text[32];
-};
-void param_of(QueryParam *p, long long v) {
-    snprintf(p->text, sizeof p->text, "%lld", v);
-}
-
-// A holder's numbers as query parameters (its texts go in as they are).
-struct HolderParams {
-    QueryParam system_id, instance, port, timeline;
-    explicit HolderParams(const snowflake::LeaseHolder &h) {
-        snprintf(system_id.text, sizeof system_id.text, "%llu",
-                 static_cast<unsigned long long>(h.system_id));
-        param_of(&instance, h.instance);
-        param_of(&port, h.port);
-        param_of(&timeline, h.timeline);
-    }
-};
-
 }  // namespace
 
 PgRegistryStore::PgRegistryStore(const char *conninfo, volatile sig_atomic_t *stop)
@@ -209,41 +189,12 @@ void read_grant(PGresult *rows, snowflake::LeaseGrant *grant) {
 snowflake::StoreOutcome PgRegistryStore::acquire(const snowflake::LeaseRequest &request,
                                                  snowflake::LeaseGrant *grant,
                                                  snowflake::Error *err) {
-    const snowflake::LeaseHolder &h = request.holder;
-    const HolderParams holder(h);
-    QueryParam requested, preferred, fence, dc_bits, worker_bits, seq_bits, epoch, drift, ttl,
-        clock;
-    param_of(&requested, request.requested_node);
-    param_of(&preferred, request.preferred_node);
-    param_of(&fence, request.previous_fence);
-    param_of(&dc_bits, request.widths.datacenter_bits);
-    param_of(&worker_bits, request.widths.worker_bits);
-    param_of(&seq_bits, request.widths.sequence_bits);
-    param_of(&epoch, request.epoch_unix_ms);
-    param_of(&drift, request.max_clock_drift_ms);
-    param_of(&ttl, request.ttl_ms);
-    param_of(&clock, request.clock_unix_ms);
-    const char *params[] = {request.requested_node >= 0 ? requested.text : nullptr,
-                            request.preferred_node >= 0 ? preferred.text : nullptr,
-                            request.previous_fence > 0 ? fence.text : nullptr,
-                            holder.system_id.text,
-                            holder.instance.text,
-                            h.host,
-                            holder.port.text,
-                            h.data_directory,
-                            holder.timeline.text,
-                            dc_bits.text,
-                            worker_bits.text,
-                            seq_bits.text,
-                            epoch.text,
-                            drift.text,
-                            ttl.text,
-                            clock.text};
+    const AcquireArgs args(request, nullptr);
     PGresult *rows = nullptr;
     const snowflake::StoreOutcome outcome = query(
         "SELECT node_id, fence, floor_ms FROM snowflake_registry_acquire($1, $2, $3, $4, $5, $6, "
         "$7, $8, $9, $10, $11, $12, $13, $14, $15, $16)",
-        16, params, &rows, err);
+        AcquireArgs::kCount, args.values(), &rows, err);
     if (outcome != snowflake::StoreOutcome::ok) {
         return outcome;
     }
@@ -255,18 +206,12 @@ snowflake::StoreOutcome PgRegistryStore::acquire(const snowflake::LeaseRequest &
 snowflake::StoreOutcome PgRegistryStore::renew(int64_t node, int64_t fence, int64_t instance,
                                                int64_t bound_unix_ms, int64_t ttl_ms,
                                                int64_t *expires_unix_ms, snowflake::Error *err) {
-    QueryParam p_node, p_fence, p_instance, p_bound, p_ttl;
-    param_of(&p_node, node);
-    param_of(&p_fence, fence);
-    param_of(&p_instance, instance);
-    param_of(&p_bound, bound_unix_ms);
-    param_of(&p_ttl, ttl_ms);
-    const char *params[] = {p_node.text, p_fence.text, p_instance.text, p_bound.text, p_ttl.text};
+    const RenewArgs args(node, fence, instance, bound_unix_ms, ttl_ms);
     PGresult *rows = nullptr;
     const snowflake::StoreOutcome outcome = query(
         "SELECT (extract(epoch FROM snowflake_registry_renew($1, $2, $3, $4, $5)) * 1000)"
         "::bigint",
-        5, params, &rows, err);
+        RenewArgs::kCount, args.values(), &rows, err);
     if (outcome != snowflake::StoreOutcome::ok) {
         return outcome;
     }
@@ -277,15 +222,11 @@ snowflake::StoreOutcome PgRegistryStore::renew(int64_t node, int64_t fence, int6
 
 snowflake::StoreOutcome PgRegistryStore::release(int64_t node, int64_t fence, int64_t instance,
                                                  int64_t bound_unix_ms, snowflake::Error *err) {
-    QueryParam p_node, p_fence, p_instance, p_bound;
-    param_of(&p_node, node);
-    param_of(&p_fence, fence);
-    param_of(&p_instance, instance);
-    param_of(&p_bound, bound_unix_ms);
-    const char *params[] = {p_node.text, p_fence.text, p_instance.text, p_bound.text};
+    const ReleaseArgs args(node, fence, instance, bound_unix_ms);
     PGresult *rows = nullptr;
     const snowflake::StoreOutcome outcome =
-        query("SELECT snowflake_registry_release($1, $2, $3, $4)", 4, params, &rows, err);
+        query("SELECT snowflake_registry_release($1, $2, $3, $4)", ReleaseArgs::kCount,
+              args.values(), &rows, err);
     if (rows != nullptr) {
         PQclear(rows);
     }
@@ -296,36 +237,14 @@ snowflake::StoreOutcome PgRegistryStore::switch_node(const snowflake::SwitchRequ
                                                      snowflake::LeaseGrant *grant,
                                                      int64_t *expires_unix_ms,
                                                      snowflake::Error *err) {
-    const snowflake::LeaseHolder &h = request.lease.holder;
-    const HolderParams holder(h);
-    QueryParam node, fence, held_bound, drift, ttl, clock, bound;
-    param_of(&node, request.node);
-    param_of(&fence, request.fence);
-    param_of(&held_bound, request.held_bound_unix_ms);
-    param_of(&drift, request.lease.max_clock_drift_ms);
-    param_of(&ttl, request.lease.ttl_ms);
-    param_of(&clock, request.lease.clock_unix_ms);
-    param_of(&bound, request.bound_unix_ms);
-    const char *params[] = {node.text,
-                            fence.text,
-                            holder.instance.text,
-                            held_bound.text,
-                            holder.system_id.text,
-                            h.host,
-                            holder.port.text,
-                            h.data_directory,
-                            holder.timeline.text,
-                            drift.text,
-                            ttl.text,
-                            clock.text,
-                            bound.text};
+    const SwitchArgs args(request);
     PGresult *rows = nullptr;
     const snowflake::StoreOutcome outcome = query(
         "SELECT new_node_id, new_fence, floor_ms, "
         "(extract(epoch FROM expires_at) * 1000)::bigint "
         "FROM snowflake_registry_switch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, "
         "$13)",
-        13, params, &rows, err);
+        SwitchArgs::kCount, args.values(), &rows, err);
     if (outcome != snowflake::StoreOutcome::ok) {
         return outcome;
     }

@@ -49,13 +49,6 @@ const char *script_text(Script script) {
     return text;
 }
 
-struct Arg {
-    char text[32];
-};
-void arg_of(Arg *a, long long v) {
-    snprintf(a->text, sizeof a->text, "%lld", v);
-}
-
 // Element i of an array reply, as text ("" if it is not a string).
 const char *element_text(const redisReply *r, size_t i) {
     if (r == nullptr || r->type != REDIS_REPLY_ARRAY || i >= r->elements) {
@@ -76,6 +69,12 @@ bool element_int(const redisReply *r, size_t i, int64_t *out) {
     }
     *out = v;
     return true;
+}
+
+// A grant from elements 1 to 3 of an acquire's or a switch's "ok" reply.
+bool read_grant(const redisReply *r, snowflake::LeaseGrant *grant) {
+    return element_int(r, 1, &grant->node) && element_int(r, 2, &grant->fence) &&
+           element_int(r, 3, &grant->floor_unix_ms);
 }
 
 }  // namespace
@@ -111,15 +110,32 @@ snowflake::StoreOutcome RedisRegistryStore::unreachable(const char *what, const 
     return snowflake::StoreOutcome::unreachable;
 }
 
+snowflake::StoreOutcome RedisRegistryStore::error_reply(redisReply *r, const char *what,
+                                                        snowflake::Error *err) {
+    char why[200];
+    snprintf(why, sizeof why, "%s", r->type == REDIS_REPLY_ERROR ? r->str : "an unexpected answer");
+    freeReplyObject(r);
+    return unreachable(what, why, err);
+}
+
 bool RedisRegistryStore::wait_socket(int events, int64_t until_mono_ns) {
     return sf_registry_wait_socket(ctx_->fd, events, until_mono_ns, stop_);
 }
 
-snowflake::StoreOutcome RedisRegistryStore::command(int argc, const char **argv, const size_t *lens,
+snowflake::StoreOutcome RedisRegistryStore::command(int argc, const char *const *argv,
                                                     redisReply **reply, snowflake::Error *err) {
     *reply = nullptr;
     const int64_t until = sf_monotonic_ns() + kRegistryTimeoutMs * kNsPerMs;
-    if (redisAppendCommandArgv(ctx_, argc, argv, lens) != REDIS_OK) {
+    constexpr int kMaxArgs = 24;
+    size_t lens[kMaxArgs];
+    if (argc > kMaxArgs) {
+        return unreachable("could not send a command", "too many arguments", err);
+    }
+    for (int i = 0; i < argc; ++i) {
+        lens[i] = strlen(argv[i]);
+    }
+    // hiredis takes a non-const array that it does not write to.
+    if (redisAppendCommandArgv(ctx_, argc, const_cast<const char **>(argv), lens) != REDIS_OK) {
         return unreachable("could not send a command", ctx_->errstr, err);
     }
     int done = 0;
@@ -180,35 +196,27 @@ snowflake::StoreOutcome RedisRegistryStore::connect(snowflake::Error *err) {
         const bool with_user = target_->user[0] != '\0';
         const char *argv[] = {"AUTH", with_user ? target_->user : target_->password,
                               target_->password};
-        const size_t lens[] = {4, strlen(argv[1]), strlen(argv[2])};
-        outcome = command(with_user ? 3 : 2, argv, lens, &r, err);
+        outcome = command(with_user ? 3 : 2, argv, &r, err);
         if (outcome != snowflake::StoreOutcome::ok) {
             return outcome;
         }
         if (r->type == REDIS_REPLY_ERROR) {
-            char why[200];
-            snprintf(why, sizeof why, "%s", r->str);
-            freeReplyObject(r);
-            return unreachable("Redis refused the user name or password", why, err);
+            return error_reply(r, "Redis refused the user name or password", err);
         }
         freeReplyObject(r);
     }
     if (target_->db != 0) {
-        Arg db;
-        arg_of(&db, target_->db);
-        const char *argv[] = {"SELECT", db.text};
-        const size_t lens[] = {6, strlen(db.text)};
-        outcome = command(2, argv, lens, &r, err);
+        char db[16];
+        snprintf(db, sizeof db, "%d", target_->db);
+        const char *argv[] = {"SELECT", db};
+        outcome = command(2, argv, &r, err);
         if (outcome != snowflake::StoreOutcome::ok) {
             return outcome;
         }
         if (r->type == REDIS_REPLY_ERROR) {
-            char why[200];
-            snprintf(why, sizeof why, "%s", r->str);
-            freeReplyObject(r);
             char what[80];
             snprintf(what, sizeof what, "could not select database %d", target_->db);
-            return unreachable(what, why, err);
+            return error_reply(r, what, err);
         }
         freeReplyObject(r);
     }
@@ -218,8 +226,7 @@ snowflake::StoreOutcome RedisRegistryStore::connect(snowflake::Error *err) {
         // Where CONFIG is disabled (managed services), the setting cannot
         // be read: the README asks for noeviction.
         const char *argv[] = {"CONFIG", "GET", "maxmemory-policy"};
-        const size_t lens[] = {6, 3, 16};
-        outcome = command(3, argv, lens, &r, err);
+        outcome = command(3, argv, &r, err);
         if (outcome != snowflake::StoreOutcome::ok) {
             return outcome;
         }
@@ -239,17 +246,12 @@ snowflake::StoreOutcome RedisRegistryStore::connect(snowflake::Error *err) {
     for (int i = 0; i < static_cast<int>(Script::count); ++i) {
         const char *text = script_text(static_cast<Script>(i));
         const char *argv[] = {"SCRIPT", "LOAD", text};
-        const size_t lens[] = {6, 4, strlen(text)};
-        outcome = command(3, argv, lens, &r, err);
+        outcome = command(3, argv, &r, err);
         if (outcome != snowflake::StoreOutcome::ok) {
             return outcome;
         }
         if (r->type != REDIS_REPLY_STRING || r->len != 40) {
-            char why[200];
-            snprintf(why, sizeof why, "%s",
-                     r->type == REDIS_REPLY_ERROR ? r->str : "an answer that is not a script id");
-            freeReplyObject(r);
-            return unreachable("could not load the registry's scripts", why, err);
+            return error_reply(r, "could not load the registry's scripts", err);
         }
         memcpy(sha_[i], r->str, 40);
         sha_[i][40] = '\0';
@@ -266,7 +268,6 @@ snowflake::StoreOutcome RedisRegistryStore::run(Script script, int nargs, const 
         script == Script::acquire || script == Script::switch_node ? 5 : 2;
     constexpr int kMaxArgs = 20;
     const char *argv[kMaxArgs + 4];
-    size_t lens[kMaxArgs + 4];
     // Twice at most: Redis forgets scripts on SCRIPT FLUSH and restarts.
     for (int attempt = 0; attempt < 2; ++attempt) {
         const snowflake::StoreOutcome connected = connect(err);
@@ -281,11 +282,8 @@ snowflake::StoreOutcome RedisRegistryStore::run(Script script, int nargs, const 
             argv[4 + i] = args[i];
         }
         const int argc = 4 + (nargs < kMaxArgs ? nargs : kMaxArgs);
-        for (int i = 0; i < argc; ++i) {
-            lens[i] = strlen(argv[i]);
-        }
         redisReply *r = nullptr;
-        const snowflake::StoreOutcome outcome = command(argc, argv, lens, &r, err);
+        const snowflake::StoreOutcome outcome = command(argc, argv, &r, err);
         if (outcome != snowflake::StoreOutcome::ok) {
             return outcome;
         }
@@ -295,10 +293,7 @@ snowflake::StoreOutcome RedisRegistryStore::run(Script script, int nargs, const 
             continue;
         }
         if (r->type == REDIS_REPLY_ERROR) {
-            char why[200];
-            snprintf(why, sizeof why, "%s", r->str);
-            freeReplyObject(r);
-            return unreachable("Redis failed a registry call", why, err);
+            return error_reply(r, "Redis failed a registry call", err);
         }
         if (strcmp(element_text(r, 0), "ok") == 0 && r->elements == expected_elements) {
             *reply = r;
@@ -322,47 +317,14 @@ snowflake::StoreOutcome RedisRegistryStore::run(Script script, int nargs, const 
 snowflake::StoreOutcome RedisRegistryStore::acquire(const snowflake::LeaseRequest &request,
                                                     snowflake::LeaseGrant *grant,
                                                     snowflake::Error *err) {
-    const snowflake::LeaseHolder &h = request.holder;
-    Arg requested, preferred, fence, system_id, instance, port, timeline, dc_bits, worker_bits,
-        seq_bits, epoch, drift, ttl, clock;
-    arg_of(&requested, request.requested_node);
-    arg_of(&preferred, request.preferred_node);
-    arg_of(&fence, request.previous_fence);
-    snprintf(system_id.text, sizeof system_id.text, "%llu",
-             static_cast<unsigned long long>(h.system_id));
-    arg_of(&instance, h.instance);
-    arg_of(&port, h.port);
-    arg_of(&timeline, h.timeline);
-    arg_of(&dc_bits, request.widths.datacenter_bits);
-    arg_of(&worker_bits, request.widths.worker_bits);
-    arg_of(&seq_bits, request.widths.sequence_bits);
-    arg_of(&epoch, request.epoch_unix_ms);
-    arg_of(&drift, request.max_clock_drift_ms);
-    arg_of(&ttl, request.ttl_ms);
-    arg_of(&clock, request.clock_unix_ms);
-    const char *args[] = {request.requested_node >= 0 ? requested.text : "",
-                          request.preferred_node >= 0 ? preferred.text : "",
-                          request.previous_fence > 0 ? fence.text : "",
-                          system_id.text,
-                          instance.text,
-                          h.host,
-                          port.text,
-                          h.data_directory,
-                          timeline.text,
-                          dc_bits.text,
-                          worker_bits.text,
-                          seq_bits.text,
-                          epoch.text,
-                          drift.text,
-                          ttl.text,
-                          clock.text};
+    const AcquireArgs args(request, "");
     redisReply *r = nullptr;
-    const snowflake::StoreOutcome outcome = run(Script::acquire, 16, args, &r, err);
+    const snowflake::StoreOutcome outcome =
+        run(Script::acquire, AcquireArgs::kCount, args.values(), &r, err);
     if (outcome != snowflake::StoreOutcome::ok) {
         return outcome;
     }
-    const bool read = element_int(r, 1, &grant->node) && element_int(r, 2, &grant->fence) &&
-                      element_int(r, 3, &grant->floor_unix_ms);
+    const bool read = read_grant(r, grant);
     freeReplyObject(r);
     if (!read) {
         return unreachable("Redis failed a registry call", "a grant that is not numbers", err);
@@ -373,15 +335,10 @@ snowflake::StoreOutcome RedisRegistryStore::acquire(const snowflake::LeaseReques
 snowflake::StoreOutcome RedisRegistryStore::renew(int64_t node, int64_t fence, int64_t instance,
                                                   int64_t bound_unix_ms, int64_t ttl_ms,
                                                   int64_t *expires_unix_ms, snowflake::Error *err) {
-    Arg a_node, a_fence, a_instance, a_bound, a_ttl;
-    arg_of(&a_node, node);
-    arg_of(&a_fence, fence);
-    arg_of(&a_instance, instance);
-    arg_of(&a_bound, bound_unix_ms);
-    arg_of(&a_ttl, ttl_ms);
-    const char *args[] = {a_node.text, a_fence.text, a_instance.text, a_bound.text, a_ttl.text};
+    const RenewArgs args(node, fence, instance, bound_unix_ms, ttl_ms);
     redisReply *r = nullptr;
-    const snowflake::StoreOutcome outcome = run(Script::renew, 5, args, &r, err);
+    const snowflake::StoreOutcome outcome =
+        run(Script::renew, RenewArgs::kCount, args.values(), &r, err);
     if (outcome != snowflake::StoreOutcome::ok) {
         return outcome;
     }
@@ -395,14 +352,10 @@ snowflake::StoreOutcome RedisRegistryStore::renew(int64_t node, int64_t fence, i
 
 snowflake::StoreOutcome RedisRegistryStore::release(int64_t node, int64_t fence, int64_t instance,
                                                     int64_t bound_unix_ms, snowflake::Error *err) {
-    Arg a_node, a_fence, a_instance, a_bound;
-    arg_of(&a_node, node);
-    arg_of(&a_fence, fence);
-    arg_of(&a_instance, instance);
-    arg_of(&a_bound, bound_unix_ms);
-    const char *args[] = {a_node.text, a_fence.text, a_instance.text, a_bound.text};
+    const ReleaseArgs args(node, fence, instance, bound_unix_ms);
     redisReply *r = nullptr;
-    const snowflake::StoreOutcome outcome = run(Script::release, 4, args, &r, err);
+    const snowflake::StoreOutcome outcome =
+        run(Script::release, ReleaseArgs::kCount, args.values(), &r, err);
     if (r != nullptr) {
         freeReplyObject(r);
     }
@@ -413,31 +366,14 @@ snowflake::StoreOutcome RedisRegistryStore::switch_node(const snowflake::SwitchR
                                                         snowflake::LeaseGrant *grant,
                                                         int64_t *expires_unix_ms,
                                                         snowflake::Error *err) {
-    const snowflake::LeaseHolder &h = request.lease.holder;
-    Arg node, fence, instance, held_bound, system_id, port, timeline, drift, ttl, clock, bound;
-    arg_of(&node, request.node);
-    arg_of(&fence, request.fence);
-    arg_of(&instance, h.instance);
-    arg_of(&held_bound, request.held_bound_unix_ms);
-    snprintf(system_id.text, sizeof system_id.text, "%llu",
-             static_cast<unsigned long long>(h.system_id));
-    arg_of(&port, h.port);
-    arg_of(&timeline, h.timeline);
-    arg_of(&drift, request.lease.max_clock_drift_ms);
-    arg_of(&ttl, request.lease.ttl_ms);
-    arg_of(&clock, request.lease.clock_unix_ms);
-    arg_of(&bound, request.bound_unix_ms);
-    const char *args[] = {node.text, fence.text, instance.text,    held_bound.text, system_id.text,
-                          h.host,    port.text,  h.data_directory, timeline.text,   drift.text,
-                          ttl.text,  clock.text, bound.text};
+    const SwitchArgs args(request);
     redisReply *r = nullptr;
-    const snowflake::StoreOutcome outcome = run(Script::switch_node, 13, args, &r, err);
+    const snowflake::StoreOutcome outcome =
+        run(Script::switch_node, SwitchArgs::kCount, args.values(), &r, err);
     if (outcome != snowflake::StoreOutcome::ok) {
         return outcome;
     }
-    const bool read = element_int(r, 1, &grant->node) && element_int(r, 2, &grant->fence) &&
-                      element_int(r, 3, &grant->floor_unix_ms) &&
-                      element_int(r, 4, expires_unix_ms);
+    const bool read = read_grant(r, grant) && element_int(r, 4, expires_unix_ms);
     freeReplyObject(r);
     if (!read) {
         return unreachable("Redis failed a registry call", "a grant that is not numbers", err);
