@@ -27,18 +27,11 @@ int64_t sf_generator_clock_ms() {
 namespace {
 
 int64_t generator_clock_at(int64_t wall, bool may_end_catch_up) {
-    SharedState *s = sf_shared;
-    if (!s->catching_up.load(std::memory_order_acquire)) {
+    snowflake::SharedCatchUp &c = sf_shared->catch_up;
+    if (!c.running()) {
         return wall;
     }
-    const snowflake::CatchUp c{s->catch_up_base_unix_ms.load(std::memory_order_relaxed),
-                               s->catch_up_start_mono_ns.load(std::memory_order_relaxed)};
-    bool caught_up = false;
-    const int64_t now = snowflake::catch_up_now(c, wall, sf_monotonic_ns(), &caught_up);
-    if (caught_up && may_end_catch_up) {
-        s->catching_up.store(false, std::memory_order_relaxed);
-    }
-    return now;
+    return c.now(wall, sf_monotonic_ns(), may_end_catch_up);
 }
 
 }  // namespace
@@ -161,11 +154,8 @@ void sf_resume_at_lease_floor(int64_t floor_unix_ms, int64_t node) {
     // it too), so a clock read here alone cannot leave them without it.
     // (libfaketime in the tests can leave this worker on the real clock.)
     // Never moved back while it runs ahead.
-    const bool running = s->catching_up.load(std::memory_order_acquire);
-    if (!running || plan.resume_unix_ms > sf_generator_clock_peek_at(now)) {
-        s->catch_up_base_unix_ms.store(plan.resume_unix_ms);
-        s->catch_up_start_mono_ns.store(sf_monotonic_ns());
-        s->catching_up.store(true, std::memory_order_release);
+    if (!s->catch_up.running() || plan.resume_unix_ms > sf_generator_clock_peek_at(now)) {
+        s->catch_up.start(plan.resume_unix_ms, sf_monotonic_ns());
     }
     LWLockRelease(s->lock);
     char resume_text[40];
@@ -220,7 +210,7 @@ void sf_resume(bool after_recovery) {
     }
     if (refusal != Refusal::none) {
         s->refusal.store(static_cast<int>(refusal));
-        s->catching_up.store(false);
+        s->catch_up.stop();
         LWLockRelease(s->lock);
         log_refusal(s, refusal);
         return;
@@ -234,10 +224,10 @@ void sf_resume(bool after_recovery) {
     const int64_t normal_lead = sf_max_clock_drift_ms + 1 + (exact ? 0 : kReservationWindowMs);
     const snowflake::ResumePlan plan = snowflake::plan_resume(sf_layout, floor, now, normal_lead);
     if (plan.catch_up) {
-        s->catch_up_base_unix_ms.store(plan.resume_unix_ms);
-        s->catch_up_start_mono_ns.store(sf_monotonic_ns());
+        s->catch_up.start(plan.resume_unix_ms, sf_monotonic_ns());
+    } else {
+        s->catch_up.stop();
     }
-    s->catching_up.store(plan.catch_up, std::memory_order_release);
     // Last: a backend that sees the refusal lifted must see the clock set.
     s->refusal.store(static_cast<int>(refusal), std::memory_order_release);
     LWLockRelease(s->lock);

@@ -6,7 +6,7 @@
 //    `reservation.below`, which is raised only after the reservation it
 //    stands for is durable: written to the state file, logged in WAL,
 //    flushed, and confirmed by the synchronous standbys if there are any.
-//    `catching_up` and the catch-up fields, `refusal`: atomics, read without
+//    `catch_up` (a seqlock of its own) and `refusal`: atomics, read without
 //    a lock.
 //  - `lock` (an LWLock of our own tranche) serialises everything that writes
 //    the state file or a WAL record, and guards the fields below it. It is
@@ -21,6 +21,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "core/catch_up_state.hpp"
 #include "core/generator.hpp"
 #include "core/resume.hpp"
 #include "core/state_record.hpp"
@@ -131,11 +132,9 @@ struct SharedState {
     snowflake::Reservation reservation;
     std::atomic<int> refusal{0};  // a Refusal
 
-    // The catch-up clock (src/core/resume.hpp); the fields are set before
-    // catching_up is, and read after it.
-    std::atomic<bool> catching_up{false};
-    std::atomic<int64_t> catch_up_base_unix_ms{0};
-    std::atomic<int64_t> catch_up_start_mono_ns{0};
+    // The catch-up clock (src/core/resume.hpp): started and stopped under
+    // `lock`, read and ended by every backend (src/core/catch_up_state.hpp).
+    snowflake::SharedCatchUp catch_up;
 
     // Clock-step detection for snowflake_status (pg_generate.cpp), on a
     // cache line of its own so that it does not slow the CAS on `floor`.

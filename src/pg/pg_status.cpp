@@ -114,7 +114,7 @@ extern "C" Datum snowflake_status(PG_FUNCTION_ARGS) {
     const int shift = layout.timestamp_shift();
     const uint64_t floor = sf_shared->floor.load(std::memory_order_acquire);
     const uint64_t below = sf_shared->reservation.below.load(std::memory_order_acquire);
-    const bool catching_up = sf_shared->catching_up.load(std::memory_order_acquire);
+    const bool catching_up = sf_shared->catch_up.running();
     const int64_t wall = sf_wall_clock_ms();
     const int64_t clock = sf_generator_clock_at(wall);
 
