@@ -200,6 +200,13 @@ CallLease check_can_issue() {
             sf_count(&StatusCounters::errors);
             raise_lease_refusal(lease_status_of(word));
         }
+        // Past the deadline the lease is over, whether or not the worker,
+        // which may be waiting on a hung registry, has said so yet; this is
+        // also what snowflake_status shows (pg_status.cpp).
+        if (sf_lease_past_deadline(sf_shared->lease)) {
+            sf_count(&StatusCounters::errors);
+            raise_lease_refusal(LeaseStatus::expired);
+        }
         return CallLease{word, lease_node_of(word)};
     }
     return CallLease{};
@@ -225,7 +232,7 @@ bool wait_for_node_switch(const CallLease &lease, int64_t clock_ms) {
     if (worker != nullptr) {
         SetLatch(worker);
     }
-    const int64_t give_up_ns = sf_monotonic_ns() + (kRegistryTimeoutMs + 1000) * 1000000;
+    const int64_t give_up_ns = sf_monotonic_ns() + (kRegistryTimeoutMs + 1000) * kNsPerMs;
     ConditionVariablePrepareToSleep(&state.changed);
     for (;;) {
         if (lease_changed(lease) ||

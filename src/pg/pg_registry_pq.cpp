@@ -21,12 +21,6 @@ extern "C" {
 #include "storage/latch.h"
 }
 
-namespace {
-
-constexpr int64_t kNsPerMs = 1000000;
-
-}  // namespace
-
 PgRegistryStore::PgRegistryStore(const char *conninfo, volatile sig_atomic_t *stop)
     : conninfo_(conninfo), stop_(stop) {}
 
@@ -86,7 +80,7 @@ snowflake::StoreOutcome PgRegistryStore::connect(snowflake::Error *err) {
     if (conn_ != nullptr) {
         return snowflake::StoreOutcome::ok;
     }
-    const int64_t until = sf_monotonic_ns() + kRegistryTimeoutMs * kNsPerMs;
+    const int64_t until = sf_registry_call_until_ns();
     conn_ = PQconnectStart(conninfo_);
     if (conn_ == nullptr || PQstatus(conn_) == CONNECTION_BAD) {
         return unreachable("could not connect", err);
@@ -116,7 +110,7 @@ snowflake::StoreOutcome PgRegistryStore::query(const char *sql, int nparams,
     if (connected != snowflake::StoreOutcome::ok) {
         return connected;
     }
-    const int64_t until = sf_monotonic_ns() + kRegistryTimeoutMs * kNsPerMs;
+    const int64_t until = sf_registry_call_until_ns();
     if (!PQsendQueryParams(conn_, sql, nparams, nullptr, params, nullptr, nullptr, 0)) {
         return unreachable("could not send a query", err);
     }

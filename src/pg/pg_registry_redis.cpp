@@ -25,7 +25,6 @@ extern "C" {
 
 namespace {
 
-constexpr int64_t kNsPerMs = 1000000;
 using Script = RedisRegistryStore::Script;
 
 constexpr size_t kScriptTextSize = 32768;
@@ -125,7 +124,7 @@ bool RedisRegistryStore::wait_socket(int events, int64_t until_mono_ns) {
 snowflake::StoreOutcome RedisRegistryStore::command(int argc, const char *const *argv,
                                                     redisReply **reply, snowflake::Error *err) {
     *reply = nullptr;
-    const int64_t until = sf_monotonic_ns() + kRegistryTimeoutMs * kNsPerMs;
+    const int64_t until = sf_registry_call_until_ns();
     constexpr int kMaxArgs = 24;
     size_t lens[kMaxArgs];
     if (argc > kMaxArgs) {
@@ -170,7 +169,7 @@ snowflake::StoreOutcome RedisRegistryStore::connect(snowflake::Error *err) {
     if (ctx_ != nullptr) {
         return snowflake::StoreOutcome::ok;
     }
-    const int64_t until = sf_monotonic_ns() + kRegistryTimeoutMs * kNsPerMs;
+    const int64_t until = sf_registry_call_until_ns();
     ctx_ = target_->unix_socket ? redisConnectUnixNonBlock(target_->socket_path)
                                 : redisConnectNonBlock(target_->host, target_->port);
     if (ctx_ == nullptr) {

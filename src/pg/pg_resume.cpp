@@ -67,7 +67,8 @@ Refusal refusal_now(const SharedState *s) {
 // issued before (the exact floor a shutdown recorded, or the durable
 // reservation); the WARNING says when the clock is further behind than a
 // correct clock can be.
-void log_resume(const snowflake::ResumePlan &plan, int64_t now, bool exact, bool after_recovery) {
+void log_resume(const snowflake::ResumePlan &plan, int64_t now, bool exact, bool lead_from_lease,
+                bool after_recovery) {
     char resume_text[40];
     char now_text[40];
     snowflake::format_utc(plan.resume_unix_ms, resume_text, sizeof resume_text);
@@ -86,7 +87,12 @@ void log_resume(const snowflake::ResumePlan &plan, int64_t now, bool exact, bool
                          "the wall clock",
                          resume_text, source, static_cast<long long>(plan.lead_ms)),
                   after_recovery ? errdetail("%s", replayed) : 0));
-    if (plan.clock_suspect) {
+    if (plan.clock_suspect && lead_from_lease) {
+        ereport(LOG,
+                (errmsg("snowflake_id: the lead comes from the node id lease the last run took "
+                        "over from another holder, whose bound lay ahead of the clock; the "
+                        "catch-up clock goes on from there")));
+    } else if (plan.clock_suspect) {
         ereport(WARNING,
                 (errmsg("snowflake_id: the wall clock (%s) is %lld ms behind %s", now_text,
                         static_cast<long long>(plan.lead_ms), source),
@@ -144,6 +150,7 @@ void sf_resume_at_lease_floor(int64_t floor_unix_ms, int64_t node) {
     }
     sf_raise_to(s->floor, floor_id);
     s->floor_is_exact = false;
+    s->floor_raised_by_lease = std::max(s->floor_raised_by_lease, floor_id);
     const int64_t now = sf_wall_clock_ms();
     // The old holder's bound is as far ahead as its renewals reached: any
     // lead is normal here, and no WARNING is due.
@@ -156,6 +163,7 @@ void sf_resume_at_lease_floor(int64_t floor_unix_ms, int64_t node) {
     // Never moved back while it runs ahead.
     if (!s->catch_up.running() || plan.resume_unix_ms > sf_generator_clock_peek_at(now)) {
         s->catch_up.start(plan.resume_unix_ms, sf_monotonic_ns());
+        s->catch_up_from_lease = true;
     }
     LWLockRelease(s->lock);
     char resume_text[40];
@@ -223,13 +231,18 @@ void sf_resume(bool after_recovery) {
     // they cover.
     const int64_t normal_lead = sf_max_clock_drift_ms + 1 + (exact ? 0 : kReservationWindowMs);
     const snowflake::ResumePlan plan = snowflake::plan_resume(sf_layout, floor, now, normal_lead);
+    // A lead that the last run's lease explained (StateRecord::lead_from_lease)
+    // stays explained while the catch-up clock runs on from it.
+    const bool lead_from_lease = exact && s->have_stored && s->stored.lead_from_lease;
     if (plan.catch_up) {
         s->catch_up.start(plan.resume_unix_ms, sf_monotonic_ns());
+        s->catch_up_from_lease = lead_from_lease;
     } else {
         s->catch_up.stop();
+        s->catch_up_from_lease = false;
     }
     // Last: a backend that sees the refusal lifted must see the clock set.
     s->refusal.store(static_cast<int>(refusal), std::memory_order_release);
     LWLockRelease(s->lock);
-    log_resume(plan, now, exact, after_recovery);
+    log_resume(plan, now, exact, lead_from_lease, after_recovery);
 }

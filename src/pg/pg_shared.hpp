@@ -23,6 +23,7 @@
 
 #include "core/catch_up_state.hpp"
 #include "core/generator.hpp"
+#include "core/registry.hpp"
 #include "core/resume.hpp"
 #include "core/state_record.hpp"
 #include "pg_glue.hpp"
@@ -108,6 +109,10 @@ struct LeaseState {
 
 // How long one connection attempt or query to the registry may take.
 inline constexpr int64_t kRegistryTimeoutMs = 5000;
+using snowflake::kNsPerMs;
+// When a registry call started now must give up: after kRegistryTimeoutMs,
+// or at the lease's deadline if that comes first (pg_registry.cpp).
+int64_t sf_registry_call_until_ns();
 
 // The published word: the status (4 bits), the node + 1 (32 bits: the
 // registry leases node ids of up to 30 bits) and the count of publications
@@ -164,6 +169,26 @@ struct SharedState {
     // With Refusal::state_stale: the checkpoint of the clean shutdown the
     // state file does not match, for messages.
     uint64_t last_shutdown_lsn = 0;
+    // The floor moves without a record of its own in two places: a lease
+    // taken over raises it to the lease's floor, a switch of node id lowers
+    // it. The shutdown's sanity check of the floor (pg_shmem.cpp) allows
+    // for both.
+    uint64_t floor_raised_by_lease = 0;
+    uint64_t floor_lowered_by_switch = UINT64_MAX;
+    // The record read at start is the exact one the clean shutdown that
+    // pg_control names wrote: its node id, fence and floor describe the
+    // previous run exactly (the registry worker takes that lease back
+    // without the registry's margin).
+    bool state_closes_last_shutdown = false;
+    // With a registry, a state file that is unreadable or older than the
+    // data directory is set aside: the generator starts at the clock plus
+    // max_clock_drift, and the lease's floor takes it above every ID issued
+    // on its node id (pg_shmem.cpp).
+    bool state_set_aside = false;
+    // The catch-up clock runs because a lease taken over from another
+    // holder put the floor ahead of the clock, not because the clock went
+    // back: the exact record at shutdown says so (StateRecord::lead_from_lease).
+    bool catch_up_from_lease = false;
     LeaseState lease;
 };
 
@@ -204,6 +229,13 @@ int64_t sf_generator_clock_peek_ms();
 int64_t sf_generator_clock_peek_at(int64_t wall_unix_ms);
 int64_t sf_monotonic_ns();
 
+// Whether the lease's deadline has passed: the lease is over, whether or
+// not the registry worker, which may be waiting on a hung registry, has
+// published it expired yet.
+inline bool sf_lease_past_deadline(const LeaseState &lease) {
+    return sf_monotonic_ns() >= lease.deadline_mono_ns.load(std::memory_order_relaxed);
+}
+
 // pg_state_file.cpp. Both return 0 or an errno; they never raise, so the
 // postmaster can use them.
 struct StateFileRead {
@@ -231,8 +263,16 @@ void sf_resume_at_lease_floor(int64_t floor_unix_ms, int64_t node);
 // raises.
 bool sf_read_last_shutdown(snowflake::LastShutdown *out);
 
+// pg_wal_scan.cpp: whether a state record older than the last clean
+// shutdown is still right, because only runs without the library came
+// between (the WAL from the record's checkpoint to the shutdown's holds no
+// reservation). Logs when it is. False when it cannot tell.
+bool sf_state_unchanged_since(const snowflake::StateRecord &record,
+                              const snowflake::LastShutdown &shutdown);
+
 // pg_wal.cpp
 void sf_register_wal_rmgr();
+int sf_wal_rmgr_id();
 XLogRecPtr sf_log_record(const snowflake::StateRecord &record);
 
 // pg_reserve.cpp

@@ -169,7 +169,12 @@ extern "C" Datum snowflake_status(PG_FUNCTION_ARGS) {
     const bool registry = sf_registry_configured();
     const LeaseState &lease = sf_shared->lease;
     const int64_t lease_word_now = lease.published.load();
-    const auto lease_status = lease_status_of(lease_word_now);
+    // Past its deadline a lease is expired, as a call sees it
+    // (pg_generate.cpp), even while the worker still waits on a hung
+    // registry and has not published it.
+    const bool overdue = lease_status_of(lease_word_now) == LeaseStatus::held &&
+                         sf_lease_past_deadline(sf_shared->lease);
+    const auto lease_status = overdue ? LeaseStatus::expired : lease_status_of(lease_word_now);
     if (registry) {
         // The node in use is the lease's, while there is one.
         const int64_t node = lease_status == LeaseStatus::held ? lease_node_of(lease_word_now) : -1;
@@ -216,7 +221,10 @@ extern "C" Datum snowflake_status(PG_FUNCTION_ARGS) {
     if (registry) {
         LWLockAcquire(sf_shared->lock, LW_SHARED);
         values[kRegistry] = CStringGetTextDatum(lease.registry);
-        values[kLeaseMessage] = CStringGetTextDatum(lease.message);
+        values[kLeaseMessage] = CStringGetTextDatum(
+            overdue && lease.message[0] == '\0'
+                ? "no renewal confirmed by the lease's deadline: the registry has not answered yet"
+                : lease.message);
         LWLockRelease(sf_shared->lock);
         const int64_t expires = lease.expires_unix_ms.load();
         nulls[kLeaseExpiresAt] = expires == 0;
