@@ -40,10 +40,6 @@ int64_t sf_generator_clock_at(int64_t wall) {
     return generator_clock_at(wall, true);
 }
 
-int64_t sf_generator_clock_peek_at(int64_t wall) {
-    return generator_clock_at(wall, false);
-}
-
 int64_t sf_generator_clock_peek_ms() {
     return generator_clock_at(sf_wall_clock_ms(), false);
 }
@@ -160,8 +156,15 @@ void sf_resume_at_lease_floor(int64_t floor_unix_ms, int64_t node) {
     // reads past it: the backends' readings end it (at once if they are past
     // it too), so a clock read here alone cannot leave them without it.
     // (libfaketime in the tests can leave this worker on the real clock.)
-    // Never moved back while it runs ahead.
-    if (!s->catch_up.running() || plan.resume_unix_ms > sf_generator_clock_peek_at(now)) {
+    // A catch-up still running is compared by its own time, not by this
+    // process's clock: raised to the floor if it lies below, never moved
+    // back. (Compared by this process's clock, a catch-up left from the
+    // start below the new floor stayed, and backends whose clock was behind
+    // this worker's raised "the wall clock is N ms behind" under it: the
+    // flaky registry_failover_on_redis.)
+    if (!s->catch_up.running() ||
+        plan.resume_unix_ms >
+            s->catch_up.now(std::numeric_limits<int64_t>::min(), sf_monotonic_ns(), false)) {
         s->catch_up.start(plan.resume_unix_ms, sf_monotonic_ns());
         s->catch_up_from_lease = true;
     }

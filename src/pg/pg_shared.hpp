@@ -226,7 +226,6 @@ int64_t sf_generator_clock_at(int64_t wall_unix_ms);
 // backends, which issue by their own readings (and libfaketime in the tests
 // can leave the worker on the real clock).
 int64_t sf_generator_clock_peek_ms();
-int64_t sf_generator_clock_peek_at(int64_t wall_unix_ms);
 int64_t sf_monotonic_ns();
 
 // Whether the lease's deadline has passed: the lease is over, whether or
