@@ -176,9 +176,10 @@ struct SharedState {
     uint64_t floor_raised_by_lease = 0;
     uint64_t floor_lowered_by_switch = UINT64_MAX;
     // The record read at start is the exact one the clean shutdown that
-    // pg_control names wrote: its node id, fence and floor describe the
-    // previous run exactly (the registry worker takes that lease back
-    // without the registry's margin).
+    // pg_control names wrote (or the last run with the library wrote, only
+    // runs without it having come since: pg_wal_scan.cpp): its node id,
+    // fence and floor describe the last run that could issue exactly (the
+    // registry worker takes that lease back without the registry's margin).
     bool state_closes_last_shutdown = false;
     // With a registry, a state file that is unreadable or older than the
     // data directory is set aside: the generator starts at the clock plus
