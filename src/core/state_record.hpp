@@ -53,8 +53,9 @@ struct StateRecord {
     uint64_t system_id = 0;
     // An exact record written at a clean shutdown: the WAL location of that
     // shutdown's checkpoint, so the next start can tell that this file is
-    // the one the last shutdown wrote (written_before_last_shutdown). 0 in
-    // any other record.
+    // the one the last shutdown wrote (written_before_last_shutdown). A
+    // reservation (1.5 on): the WAL insert position when it was written,
+    // where the WAL that follows it begins. 0 otherwise.
     uint64_t checkpoint_lsn = 0;
     // With a registry of node ids: the node id the record's IDs were issued
     // under and the fence of its lease (-1 and 0 without one). A restart

@@ -138,7 +138,8 @@ void load_state(SharedState *s) {
             } else if (sf_state_unchanged_since(read.record, shutdown)) {
                 // Only runs without the library came between: the file is
                 // still the exact record of the last run that could issue.
-                s->state_closes_last_shutdown = read.record.system_id == shutdown.system_id;
+                s->state_closes_last_shutdown =
+                    read.record.exact && read.record.system_id == shutdown.system_id;
             } else if (sf_registry_configured()) {
                 set_state_aside(s, "is older than the data directory");
             } else {

@@ -67,14 +67,32 @@ void no_segment_close(XLogReaderState *reader) {
     reader->seg.ws_file = -1;
 }
 
+// A reservation of ours in the WAL other than the record itself (a
+// reservation record's own WAL copy follows it).
+bool later_reservation(XLogReaderState *reader, const snowflake::StateRecord &record) {
+    if (XLogRecGetRmid(reader) != sf_wal_rmgr_id()) {
+        return false;
+    }
+    snowflake::StateRecord logged;
+    const uint32 size = XLogRecGetDataLen(reader);
+    const bool decoded =
+        size <= snowflake::kStateRecordSize &&
+        snowflake::decode_state(reinterpret_cast<unsigned char *>(XLogRecGetData(reader)), size,
+                                &logged);
+    return !decoded || record.exact || logged.run_id != record.run_id ||
+           logged.id_bound != record.id_bound || logged.generation != record.generation;
+}
+
 }  // namespace
 
 bool sf_state_unchanged_since(const snowflake::StateRecord &record,
                               const snowflake::LastShutdown &shutdown) {
+    // An exact record: from its shutdown's checkpoint record. A reservation
+    // (the run that made it crashed): from where its WAL copy went.
     const XLogRecPtr from = record.checkpoint_lsn;
     const XLogRecPtr to = shutdown.checkpoint_lsn;
-    if (!record.exact || !shutdown.clean || from == InvalidXLogRecPtr || from >= to ||
-        to - from > kMaxScanBytes || shutdown.timeline == 0) {
+    if (!shutdown.clean || from == InvalidXLogRecPtr || from >= to || to - from > kMaxScanBytes ||
+        shutdown.timeline == 0) {
         return false;
     }
     ScanSource source{shutdown.timeline};
@@ -86,8 +104,16 @@ bool sf_state_unchanged_since(const snowflake::StateRecord &record,
     if (reader == nullptr) {
         return false;
     }
-    XLogBeginRead(reader, from);
+    XLogRecPtr start = from;
+    if (!record.exact) {
+        start = XLogFindNextRecord(reader, from);  // from need not start a record
+    }
     bool unchanged = false;
+    if (start == InvalidXLogRecPtr) {
+        XLogReaderFree(reader);
+        return false;
+    }
+    XLogBeginRead(reader, start);
     for (;;) {
         char *errormsg = nullptr;
         if (XLogReadRecord(reader, &errormsg) == nullptr) {
@@ -97,7 +123,7 @@ bool sf_state_unchanged_since(const snowflake::StateRecord &record,
             unchanged = reader->ReadRecPtr == to;
             break;
         }
-        if (XLogRecGetRmid(reader) == sf_wal_rmgr_id()) {
+        if (later_reservation(reader, record)) {
             break;  // a run with the library reserved IDs after the file
         }
     }
@@ -113,9 +139,9 @@ bool sf_state_unchanged_since(const snowflake::StateRecord &record,
                 (errmsg("snowflake_id: the server ran without snowflake_id preloaded since the "
                         "state file \"%s/%s\" was written; the file is still right",
                         DataDir, sf_state_file_name),
-                 errdetail("The file closes the clean shutdown at %s; the WAL from there to the "
-                           "last clean shutdown (%s) holds no reservation of snowflake IDs, so "
-                           "no ID was issued in between.",
+                 errdetail("The WAL from where the file was written (%s) to the last clean "
+                           "shutdown (%s) holds no later reservation of snowflake IDs, so no ID "
+                           "was issued in between.",
                            from_text, to_text)));
     }
     return unchanged;

@@ -160,22 +160,25 @@ sf_expect_eq "the next clean restart trusts the file again" 1 \
     "$(sf_server_log n1 | grep -c 'it is set aside' || true)"
 
 # --- a lease taken over from another holder, then two clean restarts --------------
-# n0, whose clock runs 2 s ahead, mints on static id 7 and stops; n2 takes
-# id 7 and starts above n0's bound, 2 s ahead of its own clock: a floor no
-# record of n2's covers. It restarts twice with nothing minted between: it
-# must trust its own state files, and the log must not blame its clock for
-# the lead.
+# n0, whose clock runs 10 s ahead, mints on static id 7 and stops; n2 takes
+# id 7 and starts above n0's bound, seconds ahead of its own clock: a floor
+# no record of n2's covers. It restarts twice with nothing minted between:
+# it must trust its own state files, and the log must not blame its clock
+# for the lead. A registry of their own, whose lease_ttl (30 s) lies well
+# past the 10 s: libfaketime may leave the registry worker on the real
+# clock, and the bound it records must still cover n0's IDs.
+sf_new_registry registry2
+registry2_conf=$SF_REGISTRY_CONF
+long=("snowflake_id.lease_ttl = '30s'" "snowflake_id.max_clock_drift = '${drift_ms}ms'")
 sf_fake_clock
-# Less than lease_ttl: libfaketime may leave the registry worker on the
-# real clock, and the bound it records must still cover n0's IDs.
-echo "+2" >"$SF_CLOCK"
-sf_new n0 "$registry_conf" "${settings[@]:1}" "snowflake_id.worker_id = 7"
+echo "+10" >"$SF_CLOCK"
+sf_new n0 "$registry2_conf" "${long[@]}" "snowflake_id.worker_id = 7"
+sf_new n2 "$registry2_conf" "${long[@]}" "snowflake_id.worker_id = 7"
 sf_start n0 "${SF_FAKE_ENV[@]}" || sf_die "n0 did not start"
 sf_psql n0 -c "CREATE EXTENSION snowflake_id"
 await_held n0
 sf_stream_ids n0 "$SF_WORK/n0.0" 1000
 sf_stop n0
-sf_new n2 "$registry_conf" "${settings[@]:1}" "snowflake_id.worker_id = 7"
 sf_start n2 || sf_die "n2 did not start"
 sf_psql n2 -c "CREATE EXTENSION snowflake_id"
 await_held n2
@@ -239,6 +242,21 @@ if [ "$SF_REGISTRY_STORE" != redis ]; then
     sf_expect_above "n3 after two runs without the library" "$SF_WORK/n3.0" -- "$SF_WORK/n3.1"
     sf_expect_match "the log says why the older state file is still right" \
         "ran without snowflake_id preloaded since the state file" "$(sf_server_log n3)"
+    # A crash (after a checkpoint, so that recovery without the library
+    # finds none of its WAL records to replay), then a run without the
+    # library: the state file is a reservation, not an exact record, and
+    # the WAL from where its own WAL copy went shows nothing after it.
+    sf_stream_ids n3 "$SF_WORK/n3.c" 1000
+    sf_psql n3 -c "CHECKPOINT"
+    sf_crash n3
+    preload ""
+    sf_start n3 || sf_die "n3 did not recover without the library"
+    sf_stop n3
+    preload snowflake_id
+    sf_start n3 || sf_die "n3 did not start with the library again"
+    sf_stream_ids n3 "$SF_WORK/n3.c2" 1000
+    sf_expect_above "n3 after a crash and a run without the library" \
+        "$SF_WORK/n3.0" "$SF_WORK/n3.1" "$SF_WORK/n3.c" -- "$SF_WORK/n3.c2"
     # A copy of the state file, put back after IDs were issued, then a run
     # without the library: still refused.
     sf_stop n3
