@@ -107,6 +107,7 @@ class PgRegistryStore final : public snowflake::RegistryStore {
     const char *conninfo_;
     volatile sig_atomic_t *stop_;
     PGconn *conn_ = nullptr;
+    bool own_server_ = false;  // the registry is this server itself
 };
 
 class RedisRegistryStore final : public snowflake::RegistryStore {

@@ -19,6 +19,7 @@ extern "C" {
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "storage/latch.h"
+#include "storage/procarray.h"
 }
 
 PgRegistryStore::PgRegistryStore(const char *conninfo, volatile sig_atomic_t *stop)
@@ -99,6 +100,11 @@ snowflake::StoreOutcome PgRegistryStore::connect(snowflake::Error *err) {
     if (PQsetnonblocking(conn_, 1) != 0) {
         return unreachable("could not use the connection", err);
     }
+    // A server that is its own registry (a Citus coordinator): the session
+    // serving us is one of this server's backends. Held between calls, it
+    // would keep a smart shutdown waiting for it forever, as for any client
+    // session; so it is closed after every call (query()).
+    own_server_ = BackendPidGetProc(PQbackendPID(conn_)) != nullptr;
     return snowflake::StoreOutcome::ok;
 }
 
@@ -145,6 +151,9 @@ snowflake::StoreOutcome PgRegistryStore::query(const char *sql, int nparams,
     if (last == nullptr) {
         return unreachable("no answer to a query", err);
     }
+    if (own_server_) {
+        disconnect();  // connect() says why; the result outlives the connection
+    }
     if (PQresultStatus(last) == PGRES_TUPLES_OK) {
         *rows = last;
         return snowflake::StoreOutcome::ok;
@@ -153,7 +162,7 @@ snowflake::StoreOutcome PgRegistryStore::query(const char *sql, int nparams,
     const char *primary = PQresultErrorField(last, PG_DIAG_MESSAGE_PRIMARY);
     const char *detail = PQresultErrorField(last, PG_DIAG_MESSAGE_DETAIL);
     snowflake::fail(err, snowflake::ErrorCode::registry, "%s",
-                    primary != nullptr ? primary : PQerrorMessage(conn_));
+                    primary != nullptr ? primary : PQresultErrorMessage(last));
     if (detail != nullptr) {
         snowflake::set_detail(err, "%s", detail);
     }

@@ -215,6 +215,15 @@ if [ "$SF_REGISTRY_STORE" != redis ]; then
         sf_expect_eq "its own registry: restart $round keeps the node id" "$self_node" "$(node_of self)"
         expect_near_clock "its own registry: restart $round" self
     done
+    # A smart shutdown waits for every client session: the worker's own
+    # registry session must not be one of them between calls.
+    start=$SECONDS
+    sf_stop self smart
+    sf_log "ok: its own registry: a smart shutdown completes ($((SECONDS - start)) s)"
+    sf_start self || sf_die "self did not start after a smart shutdown"
+    await_held self
+    sf_expect_eq "its own registry: after a smart shutdown, the same node id" "$self_node" "$(node_of self)"
+    expect_near_clock "its own registry: after a smart shutdown" self
 fi
 # --- runs without the library preloaded (no registry) ---------------------------
 # Such runs issue nothing and leave the state file as it was: the next run
