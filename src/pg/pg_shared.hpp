@@ -99,10 +99,11 @@ struct LeaseState {
     std::atomic<uint64_t> switch_attempts{0};
     std::atomic<Latch *> worker_latch{nullptr};
     ConditionVariable changed;
-    // Under SharedState::lock: the registry as messages name it (no
-    // password) and the last error from it, for messages and the status.
-    char registry[256] = {};
-    char message[1024] = {};
+    // Under SharedState::lock: the last error from the registry, for
+    // messages and the status: a core Error's message, ": " and its detail,
+    // whole. (The registry as messages name it is not kept here: every
+    // process has the setting, sf_describe_registry.)
+    char message[sizeof snowflake::Error::message + sizeof snowflake::Error::detail + 1] = {};
 };
 
 // How long one connection attempt or query to the registry may take.

@@ -214,8 +214,8 @@ extern "C" Datum snowflake_status(PG_FUNCTION_ARGS) {
     values[kLeaseFailures] = Int64GetDatum(static_cast<int64_t>(lease.failures.load()));
     values[kLeaseSwitches] = Int64GetDatum(static_cast<int64_t>(lease.switches.load()));
     if (registry) {
+        values[kRegistry] = CStringGetTextDatum(sf_describe_registry());
         LWLockAcquire(sf_shared->lock, LW_SHARED);
-        values[kRegistry] = CStringGetTextDatum(lease.registry);
         values[kLeaseMessage] = CStringGetTextDatum(lease.message);
         LWLockRelease(sf_shared->lock);
         const int64_t expires = lease.expires_unix_ms.load();
