@@ -85,7 +85,7 @@ bool sleep_on_latch(void *, int64_t ms, int64_t *slept_us) {
                         sf_state_file_name),
                  errdetail("Neither slot of the file holds a valid record, so the generator "
                            "does not know where it may resume without repeating an ID."),
-                 errhint("%s", sf_state_file_way_out)));
+                 sf_errhint_state_file_way_out()));
     }
     if (refusal == Refusal::state_stale) {
         StaleStateText text;
@@ -96,7 +96,7 @@ bool sleep_on_latch(void *, int64_t ms, int64_t *slept_us) {
                         errmsg("snowflake_id cannot tell which IDs were issued before: the state "
                                "file \"%s\" is older than the data directory",
                                sf_state_file_name),
-                        errdetail("%s", text.detail), errhint("%s", sf_state_file_way_out)));
+                        errdetail("%s", text.detail), sf_errhint_state_file_way_out()));
     }
     LWLockAcquire(sf_shared->lock, LW_SHARED);
     const snowflake::StateRecord record = sf_shared->stored;

@@ -112,7 +112,7 @@ void log_refusal(const SharedState *s, Refusal refusal) {
         ereport(WARNING, (errmsg("snowflake_id: the state file \"%s\" is unreadable; "
                                  "snowflake_nextval() refuses to issue IDs",
                                  sf_state_file_name),
-                          errhint("%s", sf_state_file_way_out)));
+                          sf_errhint_state_file_way_out()));
         return;
     }
     if (refusal == Refusal::state_stale) {
@@ -121,7 +121,7 @@ void log_refusal(const SharedState *s, Refusal refusal) {
         ereport(WARNING, (errmsg("snowflake_id: the state file \"%s\" is older than the data "
                                  "directory; snowflake_nextval() refuses to issue IDs",
                                  sf_state_file_name),
-                          errdetail("%s", text.detail), errhint("%s", sf_state_file_way_out)));
+                          errdetail("%s", text.detail), sf_errhint_state_file_way_out()));
         return;
     }
     LayoutTexts texts;

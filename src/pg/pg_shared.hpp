@@ -219,9 +219,10 @@ extern const char *const sf_state_file_name;
 
 // pg_state_file.cpp: writes under `lock`, raising ERROR on failure.
 void sf_store_record_locked(const snowflake::StateRecord &record);
-// The way out of an unreadable or stale state file that is safe as written
-// (a HINT), shared by the start-up WARNING and the ERRORs.
-extern const char *const sf_state_file_way_out;
+// The way out of an unreadable or stale state file that is safe as written,
+// naming the file's full path: an errhint() for the start-up WARNING and
+// the ERRORs.
+int sf_errhint_state_file_way_out();
 
 // pg_registry.cpp: the background worker that leases the node id.
 void sf_register_registry_worker();
