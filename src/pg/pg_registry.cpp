@@ -144,7 +144,7 @@ void handle_sigterm(SIGNAL_ARGS) {
     errno = save_errno;
 }
 
-char hostname[256];
+char hostname[snowflake::kHostMax + 1];
 
 LeaseState &lease() {
     return sf_shared->lease;
@@ -172,24 +172,23 @@ LeaseStatus status() {
 
 // The registry as messages name it, never the password: Redis's address,
 // database and key prefix, or a PostgreSQL registry's host, port and
-// database.
-void describe_redis(char *text, size_t size) {
+// database (host and port may be lists of any length).
+char *describe_redis() {
     snowflake::RedisTarget t;
     snowflake::Error err;
     if (!snowflake::parse_redis_url(sf_registry, &t, &err)) {
-        snprintf(text, size, "the Redis registry");
-    } else if (t.unix_socket) {
-        snprintf(text, size, "Redis at unix socket %s db %d prefix %s", t.socket_path, t.db,
-                 t.prefix);
-    } else {
-        snprintf(text, size, "Redis at %s:%d db %d prefix %s", t.host, t.port, t.db, t.prefix);
+        return pstrdup("the Redis registry");
     }
+    if (t.unix_socket) {
+        return psprintf("Redis at unix socket %s db %d prefix %s", t.socket_path, t.db, t.prefix);
+    }
+    return psprintf("Redis at %s:%d db %d prefix %s", t.host, t.port, t.db, t.prefix);
 }
 
-void describe_postgresql(char *text, size_t size) {
+char *describe_postgresql() {
     char *errmsg_text = nullptr;
     PQconninfoOption *options = PQconninfoParse(sf_registry, &errmsg_text);
-    snprintf(text, size, "the registry");
+    char *text = nullptr;
     if (options != nullptr) {
         const char *host = nullptr, *port = nullptr, *dbname = nullptr;
         for (PQconninfoOption *o = options; o->keyword != nullptr; ++o) {
@@ -204,31 +203,23 @@ void describe_postgresql(char *text, size_t size) {
                 dbname = o->val;
             }
         }
-        snprintf(text, size, "host=%s port=%s dbname=%s", host ? host : "(default)",
-                 port ? port : "(default)", dbname ? dbname : "(default)");
+        // Out of memory here would leak libpq's malloc'd options, once.
+        text = psprintf("host=%s port=%s dbname=%s", host ? host : "(default)",
+                        port ? port : "(default)", dbname ? dbname : "(default)");
         PQconninfoFree(options);
     }
     if (errmsg_text != nullptr) {
         PQfreemem(errmsg_text);
     }
-}
-
-void describe_registry() {
-    char text[sizeof lease().registry];
-    if (snowflake::is_redis_url(sf_registry)) {
-        describe_redis(text, sizeof text);
-    } else {
-        describe_postgresql(text, sizeof text);
-    }
-    LWLockAcquire(sf_shared->lock, LW_EXCLUSIVE);
-    snprintf(lease().registry, sizeof lease().registry, "%s", text);
-    LWLockRelease(sf_shared->lock);
+    return text != nullptr ? text : pstrdup("the registry");
 }
 
 // What a call that did not succeed leaves behind: its message, and for the
 // network a count and a LOG line.
 void note_failure(snowflake::StoreOutcome outcome, const snowflake::Error &err) {
+    Assert(!err.truncated);
     char text[sizeof lease().message];
+    // Room for both texts whole: LeaseState::message's size.
     snprintf(text, sizeof text, "%s%s%s", err.message, err.detail[0] != '\0' ? ": " : "",
              err.detail);
     set_message(text);
@@ -557,7 +548,7 @@ void run(snowflake::RegistryStore &store) {
                 wake = std::min(wake, lease().deadline_mono_ns.load());
             } else if (renewed == snowflake::StoreOutcome::refused) {
                 lose_lease(LeaseStatus::waiting);
-                char text[512];
+                char text[sizeof lease().message];
                 LWLockAcquire(sf_shared->lock, LW_SHARED);
                 snprintf(text, sizeof text, "%s", lease().message);
                 LWLockRelease(sf_shared->lock);
@@ -579,6 +570,10 @@ void run(snowflake::RegistryStore &store) {
 
 }  // namespace
 
+char *sf_describe_registry() {
+    return snowflake::is_redis_url(sf_registry) ? describe_redis() : describe_postgresql();
+}
+
 extern "C" void sf_registry_worker_main(Datum) {
     pqsignal(SIGHUP, SignalHandlerForConfigReload);
     pqsignal(SIGTERM, handle_sigterm);
@@ -587,7 +582,6 @@ extern "C" void sf_registry_worker_main(Datum) {
         snprintf(hostname, sizeof hostname, "unknown");
     }
     hostname[sizeof hostname - 1] = '\0';
-    describe_registry();
     lease().auto_node.store(sf_worker_id == kWorkerIdAuto);
     lease().worker_latch.store(MyLatch);
     if (status() == LeaseStatus::none) {

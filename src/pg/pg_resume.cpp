@@ -107,7 +107,7 @@ void log_refusal(const SharedState *s, Refusal refusal) {
         ereport(WARNING, (errmsg("snowflake_id: the state file \"%s\" is unreadable; "
                                  "snowflake_nextval() refuses to issue IDs",
                                  sf_state_file_name),
-                          errhint("%s", sf_state_file_way_out)));
+                          sf_errhint_state_file_way_out()));
         return;
     }
     if (refusal == Refusal::state_stale) {
@@ -116,7 +116,7 @@ void log_refusal(const SharedState *s, Refusal refusal) {
         ereport(WARNING, (errmsg("snowflake_id: the state file \"%s\" is older than the data "
                                  "directory; snowflake_nextval() refuses to issue IDs",
                                  sf_state_file_name),
-                          errdetail("%s", text.detail), errhint("%s", sf_state_file_way_out)));
+                          errdetail("%s", text.detail), sf_errhint_state_file_way_out()));
         return;
     }
     LayoutTexts texts;
@@ -177,8 +177,16 @@ void sf_resume_at_lease_floor(int64_t floor_unix_ms, int64_t node) {
                          static_cast<long long>(std::max<int64_t>(plan.lead_ms, 0)))));
 }
 
+// Its numbers are two %X of 8 digits at most and `covers`.
+constexpr char kStaleFormat[] =
+    "The server was last shut down cleanly (checkpoint at %X/%X), and a clean shutdown writes the "
+    "file, but this file was written before that (it covers IDs up to %s): it was restored from a "
+    "backup or copied back, and knows nothing of the IDs issued after it was written. Resuming "
+    "from it could repeat them.";
+
 void sf_describe_stale_state(const SharedState *s, StaleStateText *out) {
     char covers[40] = "an unknown time";
+    static_assert(sizeof kStaleFormat + 2 * 8 + sizeof covers < sizeof out->detail);
     snowflake::Layout layout;
     snowflake::Error err;
     if (snowflake::layout_of(s->stored, &layout, &err)) {
@@ -187,16 +195,14 @@ void sf_describe_stale_state(const SharedState *s, StaleStateText *out) {
                 static_cast<int64_t>(s->stored.id_bound >> layout.timestamp_shift()),
             covers, sizeof covers);
     }
-    snprintf(out->detail, sizeof out->detail,
-             "The server was last shut down cleanly (checkpoint at %X/%X), and a clean shutdown "
-             "writes the file, but this file was written before that (it covers IDs up to %s): it "
-             "was restored from a backup or copied back, and knows nothing of the IDs issued "
-             "after it was written. Resuming from it could repeat them.",
+    snprintf(out->detail, sizeof out->detail, kStaleFormat,
              static_cast<unsigned>(s->last_shutdown_lsn >> 32),
              static_cast<unsigned>(s->last_shutdown_lsn), covers);
 }
 
 void sf_describe_layouts(const snowflake::StateRecord &stored, LayoutTexts *out) {
+    static_assert(snowflake::kLayoutTextMax < sizeof out->stored &&
+                  snowflake::kLayoutTextMax < sizeof out->configured);
     snowflake::Layout layout;
     snowflake::Error err;
     if (snowflake::layout_of(stored, &layout, &err)) {

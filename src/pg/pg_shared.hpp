@@ -101,10 +101,11 @@ struct LeaseState {
     std::atomic<uint64_t> switch_attempts{0};
     std::atomic<Latch *> worker_latch{nullptr};
     ConditionVariable changed;
-    // Under SharedState::lock: the registry as messages name it (no
-    // password) and the last error from it, for messages and the status.
-    char registry[256] = {};
-    char message[1024] = {};
+    // Under SharedState::lock: the last error from the registry, for
+    // messages and the status: a core Error's message, ": " and its detail,
+    // whole. (The registry as messages name it is not kept here: every
+    // process has the setting, sf_describe_registry.)
+    char message[sizeof snowflake::Error::message + sizeof snowflake::Error::detail + 1] = {};
 };
 
 // How long one connection attempt or query to the registry may take.
@@ -249,9 +250,10 @@ extern const char *const sf_state_file_name;
 
 // pg_state_file.cpp: writes under `lock`, raising ERROR on failure.
 void sf_store_record_locked(const snowflake::StateRecord &record);
-// The way out of an unreadable or stale state file that is safe as written
-// (a HINT), shared by the start-up WARNING and the ERRORs.
-extern const char *const sf_state_file_way_out;
+// The way out of an unreadable or stale state file that is safe as written,
+// naming the file's full path: an errhint() for the start-up WARNING and
+// the ERRORs.
+int sf_errhint_state_file_way_out();
 
 // pg_registry.cpp: the background worker that leases the node id.
 void sf_register_registry_worker();

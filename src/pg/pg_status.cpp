@@ -219,8 +219,8 @@ extern "C" Datum snowflake_status(PG_FUNCTION_ARGS) {
     values[kLeaseFailures] = Int64GetDatum(static_cast<int64_t>(lease.failures.load()));
     values[kLeaseSwitches] = Int64GetDatum(static_cast<int64_t>(lease.switches.load()));
     if (registry) {
+        values[kRegistry] = CStringGetTextDatum(sf_describe_registry());
         LWLockAcquire(sf_shared->lock, LW_SHARED);
-        values[kRegistry] = CStringGetTextDatum(lease.registry);
         values[kLeaseMessage] = CStringGetTextDatum(
             overdue && lease.message[0] == '\0'
                 ? "no renewal confirmed by the lease's deadline: the registry has not answered yet"
