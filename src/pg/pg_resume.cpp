@@ -180,9 +180,11 @@ void sf_resume_at_lease_floor(int64_t floor_unix_ms, int64_t node) {
 // Its numbers are two %X of 8 digits at most and `covers`.
 constexpr char kStaleFormat[] =
     "The server was last shut down cleanly (checkpoint at %X/%X), and a clean shutdown writes the "
-    "file, but this file was written before that (it covers IDs up to %s): it was restored from a "
-    "backup or copied back, and knows nothing of the IDs issued after it was written. Resuming "
-    "from it could repeat them.";
+    "file, but this file was written before that (it covers IDs up to %s), and the WAL since it "
+    "was written does not show that only runs without snowflake_id preloaded came between: it "
+    "holds later reservations (the file was restored from a backup or copied back), or it is no "
+    "longer in pg_wal (such runs went on for long). Resuming from it could repeat IDs issued "
+    "after it was written.";
 
 void sf_describe_stale_state(const SharedState *s, StaleStateText *out) {
     char covers[40] = "an unknown time";

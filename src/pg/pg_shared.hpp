@@ -312,6 +312,6 @@ void sf_describe_layouts(const snowflake::StateRecord &stored, LayoutTexts *out)
 
 // Why a stale state file (Refusal::state_stale) is not trusted, for a DETAIL.
 struct StaleStateText {
-    char detail[512];
+    char detail[640];
 };
 void sf_describe_stale_state(const SharedState *s, StaleStateText *out);
