@@ -1,5 +1,7 @@
 #include "catch_up_state.hpp"
 
+#include <thread>
+
 namespace snowflake {
 
 void SharedCatchUp::publish(bool running, int64_t base_unix_ms, int64_t start_mono_ns) {
@@ -23,7 +25,12 @@ void SharedCatchUp::stop() {
 }
 
 SharedCatchUp::Snapshot SharedCatchUp::read() const {
-    for (;;) {
+    for (int spins = 0;; ++spins) {
+        if (spins >= 64) {
+            // A writer preempted between its stores: let it run.
+            std::this_thread::yield();
+            spins = 0;
+        }
         Snapshot s;
         s.word = word_.load(std::memory_order_acquire);
         if ((s.word & kWriting) != 0) {

@@ -45,6 +45,12 @@ struct StateRecord {
     // it. Kept in the byte of `exact` (bit 1), which readers before 1.5 take
     // as exact.
     bool lead_from_lease = false;
+    // In an exact record: the run held the lease named by node_id and fence
+    // until it stopped, its floor raised above the lease's (bit 2 of the
+    // same byte). Only then may the next run take that lease back at this
+    // floor (src/pg/pg_registry.cpp); a standby's record names its
+    // primary's lease, which it never held.
+    bool lease_held = false;
     // Which run of the server wrote it (a new random number each time
     // shared memory is created). An exact record names the run it closes:
     // WAL records of that run, replayed later, are all below its bound.
@@ -70,6 +76,7 @@ struct LastShutdown {
     uint64_t system_id = 0;
     uint64_t checkpoint_lsn = 0;  // the shutdown's (or last restart point's) checkpoint
     uint32_t timeline = 0;        // that checkpoint's timeline
+    bool standby = false;         // the clean shutdown was a standby's
 };
 
 // Whether a state record found at start-up is older than the data directory:

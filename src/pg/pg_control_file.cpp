@@ -39,5 +39,6 @@ bool sf_read_last_shutdown(snowflake::LastShutdown *out) {
     out->system_id = control.system_identifier;
     out->checkpoint_lsn = control.checkPoint;
     out->timeline = control.checkPointCopy.ThisTimeLineID;
+    out->standby = control.state == DB_SHUTDOWNED_IN_RECOVERY;
     return true;
 }

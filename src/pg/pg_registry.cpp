@@ -297,29 +297,99 @@ void lower_reservation_to_floor_locked() {
     s->pending_below = std::min(s->pending_below, floor);
 }
 
-// Whether a grant gives back the lease the previous run of this server held
-// until its clean shutdown, with nobody in between: the state file is that
-// shutdown's exact record (checked against pg_control at start), and the
-// fence grew by one, so no other run took the id since. Then the floor that
-// shutdown recorded lies above every ID on the id, and the registry's bound
-// (up to lease_ttl ahead, where a give-back failed or a server is its own
-// registry) would only throw IDs ahead of the clock. Only for the first
-// grant of a run: a later one may follow a switch of node id, which lowered
-// the floor below the id's earlier IDs.
-bool takes_back_own_lease(const snowflake::LeaseGrant &grant) {
+// Whose IDs a grant's id may carry. Where only this server issued on the
+// id since the generator's floor was last set above the id's IDs, the
+// registry's floor (its recorded bound plus drift, up to lease_ttl ahead
+// where a give-back failed or the server is its own registry) would only
+// throw IDs ahead of the clock:
+//  - this_run: this run held the id just before (a renewal was lost, or
+//    worker_id was reloaded back), its floor raised above that lease's, and
+//    the fence grew by one: nobody held it in between. The floor has only
+//    grown since (a switch of node id moves to another id).
+//  - previous_run: the state file is the exact record of the primary's
+//    clean shutdown that pg_control names (or of the last run with the
+//    library), written by a run that held this lease until it stopped, on
+//    the timeline the server still runs on, and the fence grew by one. A
+//    standby's record, a promoted standby, a file put back or replayed
+//    over are none of these.
+enum class Ownership { other, this_run, previous_run };
+Ownership grant_ownership(const snowflake::LeaseGrant &grant) {
     SharedState *s = sf_shared;
+    const int64_t held_fence = lease().fence.load();
+    Ownership own = Ownership::other;
     LWLockAcquire(s->lock, LW_SHARED);
-    const bool own = s->state_closes_last_shutdown && s->have_stored &&
-                     grant.node == s->stored.node_id && grant.fence == s->stored.fence + 1;
+    if (held_fence > 0) {
+        if (grant.node == lease().node.load() && grant.fence == held_fence + 1 &&
+            s->lease_floor_fence == held_fence) {
+            own = Ownership::this_run;
+        }
+    } else if (s->state_closes_last_shutdown && s->have_stored && grant.node == s->stored.node_id &&
+               grant.fence == s->stored.fence + 1 &&
+               GetWALInsertionTimeLine() == s->closed_shutdown_timeline) {
+        own = Ownership::previous_run;
+    }
     LWLockRelease(s->lock);
-    return own && lease().fence.load() == 0;
+    return own;
+}
+
+// A state file set aside at start (pg_shmem.cpp) is confirmed by the first
+// grant whose id the registry has recorded a bound for: the lease's floor
+// then lies above every ID issued on it under a lease, and the file is moved
+// out of the way. With 'auto', so is a grant of an id never leased: 'auto'
+// ids come from the registry alone (moving to 'auto' from static ids goes
+// through the registry: README). A static id without a recorded bound
+// (never leased, or leased only by a run that refused here) may have been
+// used before the registry: then the refusal the file called for stands,
+// and the lease goes back with no bound, so that the next start decides the
+// same. False if refused.
+bool confirm_set_aside(snowflake::RegistryStore &store, const snowflake::LeaseGrant &grant) {
+    SharedState *s = sf_shared;
+    if (!s->state_set_aside || s->set_aside_confirmed) {
+        return true;
+    }
+    if (grant.floor_unix_ms > sf_layout.epoch_unix_ms() || sf_worker_id == kWorkerIdAuto) {
+        LWLockAcquire(s->lock, LW_EXCLUSIVE);
+        const int rc = sf_state_file_set_aside();
+        s->set_aside_confirmed = rc == 0;
+        LWLockRelease(s->lock);
+        if (rc == 0) {
+            ereport(LOG, (errmsg("snowflake_id: the state file is set aside as \"%s/%s\"; the "
+                                 "registry's bound for node id %lld protects the IDs issued before",
+                                 DataDir, sf_state_file_set_aside_name,
+                                 static_cast<long long>(grant.node))));
+            return true;
+        }
+        errno = rc;
+        ereport(WARNING, (errmsg("snowflake_id: could not set the state file aside: %m")));
+    } else {
+        ereport(WARNING,
+                (errmsg("snowflake_id: the registry has no bound recorded for node id %lld, so it "
+                        "cannot stand in for the state file \"%s/%s\"",
+                        static_cast<long long>(grant.node), DataDir, sf_state_file_name),
+                 errdetail("The static worker id may have issued IDs before the registry knew "
+                           "it; snowflake_nextval() refuses as without a registry.")));
+    }
+    s->refusal.store(static_cast<int>(s->set_aside_refusal));
+    snowflake::Error err;
+    (void)store.release(grant.node, grant.fence, instance_id(), 0, &err);
+    return false;
 }
 
 snowflake::StoreOutcome acquire(snowflake::RegistryStore &store) {
+    const auto refusal = static_cast<Refusal>(sf_shared->refusal.load());
+    if (refusal == Refusal::state_stale || refusal == Refusal::state_unreadable) {
+        // Nothing can be issued until the DBA acts on the state file: a
+        // lease would only keep an id from others.
+        set_message("the state file must be dealt with first (see snowflake_nextval()'s ERROR)");
+        set_status(LeaseStatus::refused);
+        return snowflake::StoreOutcome::refused;
+    }
     snowflake::LeaseRequest request;
     LWLockAcquire(sf_shared->lock, LW_SHARED);
-    request.preferred_node = sf_shared->have_stored ? sf_shared->stored.node_id : -1;
-    request.previous_fence = sf_shared->have_stored ? sf_shared->stored.fence : 0;
+    // A stale file set aside still says which id the server had.
+    const bool known = sf_shared->have_stored || sf_shared->state_set_aside;
+    request.preferred_node = known ? sf_shared->stored.node_id : -1;
+    request.previous_fence = known ? sf_shared->stored.fence : 0;
     LWLockRelease(sf_shared->lock);
     if (sf_worker_id != kWorkerIdAuto) {
         request.requested_node = wanted_node();
@@ -342,18 +412,29 @@ snowflake::StoreOutcome acquire(snowflake::RegistryStore &store) {
         }
         return outcome;
     }
-    const bool own = takes_back_own_lease(grant);
-    lease().node.store(grant.node);
-    lease().fence.store(grant.fence);
-    if (own) {
+    if (!confirm_set_aside(store, grant)) {
+        set_message(
+            "the registry has no bound for the node id it granted, and the state file "
+            "cannot be used");
+        set_status(LeaseStatus::refused);
+        return snowflake::StoreOutcome::refused;
+    }
+    const Ownership own = grant_ownership(grant);
+    if (own == Ownership::previous_run) {
         ereport(LOG, (errmsg("snowflake_id: took back node id %lld, which the previous run of this "
                              "server held until its clean shutdown; the generator resumes at the "
                              "floor that shutdown recorded",
                              static_cast<long long>(grant.node))));
-    } else {
+    } else if (own == Ownership::other) {
         sf_resume_at_lease_floor(grant.floor_unix_ms, grant.node);
     }
+    // The lease is recorded as this run's only once the floor is above its
+    // floor: a crash-restart in between records the previous lease (or
+    // none) with the exact floor (pg_shmem.cpp).
     LWLockAcquire(sf_shared->lock, LW_EXCLUSIVE);
+    lease().node.store(grant.node);
+    lease().fence.store(grant.fence);
+    sf_shared->lease_floor_fence = grant.fence;
     lower_reservation_to_floor_locked();
     LWLockRelease(sf_shared->lock);
     const int worker_bits = sf_layout.widths().worker_bits;
@@ -464,6 +545,7 @@ void switch_node(snowflake::RegistryStore &store, int64_t *next_renewal_mono_ns)
     set_status(LeaseStatus::switching);
     lease().node.store(grant.node);
     lease().fence.store(grant.fence);
+    s->lease_floor_fence = grant.fence;
     s->floor.store(floor_id, std::memory_order_release);
     s->floor_lowered_by_switch = std::min(s->floor_lowered_by_switch, floor_id);
     lower_reservation_to_floor_locked();

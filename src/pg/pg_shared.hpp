@@ -182,11 +182,20 @@ struct SharedState {
     // fence and floor describe the last run that could issue exactly (the
     // registry worker takes that lease back without the registry's margin).
     bool state_closes_last_shutdown = false;
+    uint32_t closed_shutdown_timeline = 0;  // that shutdown's timeline
+    // The fence of the lease whose floor the generator's floor is above (set
+    // once the worker has raised it, or decided it need not): the lease the
+    // shutdown's exact record may name as held.
+    int64_t lease_floor_fence = 0;
     // With a registry, a state file that is unreadable or older than the
     // data directory is set aside: the generator starts at the clock plus
     // max_clock_drift, and the lease's floor takes it above every ID issued
     // on its node id (pg_shmem.cpp).
     bool state_set_aside = false;
+    // The registry worker has confirmed the set-aside (the registry records
+    // a bound for the id it granted) and moved the file out of the way.
+    bool set_aside_confirmed = false;
+    Refusal set_aside_refusal = Refusal::none;  // what refusing would have been
     // The catch-up clock runs because a lease taken over from another
     // holder put the floor ahead of the clock, not because the clock went
     // back: the exact record at shutdown says so (StateRecord::lead_from_lease).
@@ -247,6 +256,11 @@ struct StateFileRead {
 int sf_state_file_read(StateFileRead *out);
 int sf_state_file_write(const snowflake::StateRecord &record);
 extern const char *const sf_state_file_name;
+// Under `lock`: moves the state file out of the way (a set-aside confirmed
+// by the registry, pg_registry.cpp), so that the next write builds a new one
+// whole. 0 or an errno.
+int sf_state_file_set_aside();
+extern const char *const sf_state_file_set_aside_name;
 
 // pg_state_file.cpp: writes under `lock`, raising ERROR on failure.
 void sf_store_record_locked(const snowflake::StateRecord &record);

@@ -85,22 +85,38 @@ void start_fresh(SharedState *s) {
 }
 
 // With a registry, a state file that cannot be used is set aside instead
-// of refused: every ID on a node id is below the bound the registry records
-// for it, so the lease's floor is a safe floor for the IDs of the leased
-// node id, and nothing is issued before a lease is granted. The generator
-// starts as without a file, and the next shutdown writes a new one.
-void set_state_aside(SharedState *s, const char *why) {
+// of refused: every ID issued on a node id under a lease is below the bound
+// the registry records for it, so the lease's floor is a safe floor for the
+// IDs of the leased node id, and nothing is issued before a lease is
+// granted. The generator starts as without a file (and above a stale
+// file's bound, which is still a lower bound of the IDs issued). The
+// registry worker confirms the set-aside once the registry shows it knows
+// the id it grants (pg_registry.cpp), moves the file out of the way, and
+// the next reservation or shutdown writes a new one; an id the registry
+// knows nothing of (it may have been a static id before the registry) gets
+// the refusal `refusal` instead.
+void set_state_aside(SharedState *s, const char *why, Refusal refusal) {
     s->state_set_aside = true;
+    s->set_aside_refusal = refusal;
+    const snowflake::StateRecord stale = s->stored;
+    const bool stale_usable =
+        s->have_stored &&
+        snowflake::same_layout(stale, snowflake::state_record_for(sf_layout, 0, 0, 0));
     s->have_stored = false;
     start_fresh(s);
+    if (stale_usable && stale.id_bound > s->floor.load()) {
+        s->floor = stale.id_bound;
+    }
     s->floor_at_start = s->floor.load();
     ereport(WARNING,
             (errmsg("snowflake_id: the state file \"%s/%s\" %s; it is set aside", DataDir,
                     sf_state_file_name, why),
              errdetail("With a registry of node ids, the generator starts at the wall clock plus "
                        "max_clock_drift, and above the bound the registry recorded for the node "
-                       "id it leases, which lies above every ID issued on that node id. The next "
-                       "clean shutdown writes the file anew.")));
+                       "id it leases, which lies above every ID issued on that node id under a "
+                       "lease. For a static worker id the registry has recorded no bound for "
+                       "(it may have issued IDs before the registry), the server refuses to issue "
+                       "IDs instead, as without a registry.")));
 }
 
 // Reads the state file into a new SharedState (in the postmaster).
@@ -114,7 +130,8 @@ void load_state(SharedState *s) {
                                      sf_state_file_name)));
         }
         if (sf_registry_configured()) {
-            set_state_aside(s, rc != 0 ? "cannot be read" : "holds no valid record");
+            set_state_aside(s, rc != 0 ? "cannot be read" : "holds no valid record",
+                            Refusal::state_unreadable);
             s->reservation.below = s->floor.load();
             s->reservation.renew_at = s->floor.load();
             return;
@@ -132,20 +149,27 @@ void load_state(SharedState *s) {
         s->catch_up_from_lease = read.record.exact && read.record.lead_from_lease;
         snowflake::LastShutdown shutdown;
         if (sf_read_last_shutdown(&shutdown)) {
+            // A primary's clean shutdown whose exact record says the run
+            // held its lease: what the registry worker needs to take that
+            // lease back at this floor (a standby's shutdown names its
+            // primary's lease, which it never held).
+            const bool closes = shutdown.clean && !shutdown.standby && read.record.exact &&
+                                read.record.lease_held &&
+                                read.record.system_id == shutdown.system_id;
             if (!snowflake::written_before_last_shutdown(read.record, shutdown)) {
-                s->state_closes_last_shutdown = shutdown.clean && read.record.exact &&
-                                                read.record.system_id == shutdown.system_id;
+                s->state_closes_last_shutdown = closes;
             } else if (sf_state_unchanged_since(read.record, shutdown)) {
                 // Only runs without the library came between: the file is
                 // still the exact record of the last run that could issue.
-                s->state_closes_last_shutdown =
-                    read.record.exact && read.record.system_id == shutdown.system_id;
+                s->state_closes_last_shutdown = closes;
             } else if (sf_registry_configured()) {
-                set_state_aside(s, "is older than the data directory");
+                s->last_shutdown_lsn = shutdown.checkpoint_lsn;
+                set_state_aside(s, "is older than the data directory", Refusal::state_stale);
             } else {
                 s->refusal = static_cast<int>(Refusal::state_stale);
                 s->last_shutdown_lsn = shutdown.checkpoint_lsn;
             }
+            s->closed_shutdown_timeline = shutdown.timeline;
         }
     } else {
         start_fresh(s);
@@ -179,8 +203,9 @@ void save_exact_floor(int, Datum) {
     SharedState *s = sf_shared;
     const auto refusal = s == nullptr ? Refusal::none : static_cast<Refusal>(s->refusal.load());
     if (s == nullptr || (refusal != Refusal::none && refusal != Refusal::layout_changed) ||
-        (refusal == Refusal::layout_changed && !s->have_stored)) {
-        return;
+        (refusal == Refusal::layout_changed && !s->have_stored) ||
+        (s->state_set_aside && !s->set_aside_confirmed)) {
+        return;  // a file set aside and not yet confirmed stays as it was
     }
     const uint64_t floor = s->floor.load();
     // Every ID of this run is below the stored bound or a lease's floor, and
@@ -196,19 +221,19 @@ void save_exact_floor(int, Datum) {
     }
     snowflake::StateRecord record =
         s->have_stored ? s->stored : snowflake::state_record_for(sf_layout, 0, 0, 0);
-    if (!s->have_stored) {
-        // A file set aside: the new record must outrank both of its slots.
-        record.generation = s->stored.generation;
-    }
     record.id_bound = floor;
     record.generation += 1;
     record.exact = true;
     record.run_id = s->run_id;
-    if (refusal == Refusal::none && sf_registry_configured() && s->lease.fence.load() > 0) {
-        // The lease the run ended with, even when it issued nothing on it:
-        // the next run proves with its fence that it may take it back.
+    record.lease_held = false;
+    if (refusal == Refusal::none && sf_registry_configured() && s->lease.fence.load() > 0 &&
+        s->lease.fence.load() == s->lease_floor_fence) {
+        // The lease the run ended with, its floor below this one, even when
+        // it issued nothing on it: the next run proves with its fence that
+        // it may take it back.
         record.node_id = static_cast<int32_t>(s->lease.node.load());
         record.fence = s->lease.fence.load();
+        record.lease_held = true;
     }
     record.lead_from_lease =
         s->catch_up_from_lease && s->catch_up.running() &&

@@ -20,6 +20,7 @@ extern "C" {
 }
 
 const char *const sf_state_file_name = "snowflake_id.state";
+const char *const sf_state_file_set_aside_name = "snowflake_id.state.set-aside";
 
 // Restoring the file from a backup is not among the ways out: a copy knows
 // nothing of the IDs issued after it was taken, and resuming from it repeats
@@ -151,4 +152,13 @@ void sf_store_record_locked(const snowflake::StateRecord &record) {
     }
     sf_shared->stored = record;
     sf_shared->have_stored = true;
+}
+
+int sf_state_file_set_aside() {
+    if (rename(sf_state_file_name, sf_state_file_set_aside_name) != 0) {
+        return errno;
+    }
+    const int rc = sync_directory();
+    sf_shared->dir_synced = false;  // the next write creates the file anew
+    return rc;
 }

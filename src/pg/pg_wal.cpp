@@ -64,6 +64,11 @@ void redo(XLogReaderState *reader) {
         sf_store_record_locked(record);
     }
     const bool closed_run = sf_shared->floor_is_exact && record.run_id == sf_shared->exact_run_id;
+    if (!closed_run) {
+        // The floor now comes from the WAL too (a standby, an archive
+        // recovery): the state file no longer describes the last run alone.
+        sf_shared->state_closes_last_shutdown = false;
+    }
     // A plain store: during recovery nothing else moves the floor.
     if (!closed_run && sf_shared->floor.load() < record.id_bound) {
         sf_shared->floor.store(record.id_bound);

@@ -25,6 +25,7 @@ extern "C" {
 #include "access/xlog.h"
 #include "access/xlog_internal.h"
 #include "access/xlogreader.h"
+#include "catalog/pg_control.h"
 #include "miscadmin.h"
 }
 
@@ -114,11 +115,20 @@ bool sf_state_unchanged_since(const snowflake::StateRecord &record,
         return false;
     }
     XLogBeginRead(reader, start);
+    bool first = true;
     for (;;) {
         char *errormsg = nullptr;
         if (XLogReadRecord(reader, &errormsg) == nullptr) {
             break;  // a segment is gone, or the WAL is not what the file says
         }
+        // An exact record names its shutdown's checkpoint: anything else
+        // there is WAL of another history (a file from a diverged copy).
+        if (first && record.exact &&
+            (XLogRecGetRmid(reader) != RM_XLOG_ID ||
+             (XLogRecGetInfo(reader) & ~XLR_INFO_MASK) != XLOG_CHECKPOINT_SHUTDOWN)) {
+            break;
+        }
+        first = false;
         if (reader->ReadRecPtr >= to) {
             unchanged = reader->ReadRecPtr == to;
             break;

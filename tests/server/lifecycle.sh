@@ -159,6 +159,34 @@ await_held n1
 sf_expect_eq "the next clean restart trusts the file again" 1 \
     "$(sf_server_log n1 | grep -c 'it is set aside' || true)"
 
+# --- a static id the registry never saw, its state file unreadable ---------------
+# n4 minted on static id 9 without a registry; then the registry is set up
+# and the state file is lost to corruption: the registry has no bound for
+# id 9, so the file cannot be set aside. The refusal stands across
+# restarts, until the file is dealt with.
+sf_new n4 "snowflake_id.worker_id = 9" "${settings[@]:1}"
+sf_start n4 || sf_die "n4 did not start"
+sf_psql n4 -c "CREATE EXTENSION snowflake_id"
+sf_stream_ids n4 "$SF_WORK/n4.0" 1000
+sf_stop n4
+sf_conf n4 "$registry_conf"
+sf_as_server dd if=/dev/urandom of="$(sf_datadir n4)/snowflake_id.state" bs=8192 count=1 \
+    conv=notrunc status=none
+for round in 1 2; do
+    sf_start n4 || sf_die "n4 did not start (round $round)"
+    sf_poll n4 "SELECT lease_state FROM snowflake_status" refused
+    sf_expect_match "a static id the registry never saw: still refused (start $round)" \
+        "cannot tell which IDs were issued before: the state file" \
+        "$(sf_psql n4 -c "SELECT snowflake_nextval()" 2>&1 || true)"
+    sf_stop n4
+done
+sf_as_server rm "$(sf_datadir n4)/snowflake_id.state"
+sf_start n4 || sf_die "n4 did not start without its state file"
+await_held n4
+sf_stream_ids n4 "$SF_WORK/n4.1" 500
+sf_expect_above "n4 once the file was dealt with" "$SF_WORK/n4.0" -- "$SF_WORK/n4.1"
+sf_stop n4
+
 # --- a lease taken over from another holder, then two clean restarts --------------
 # n0, whose clock runs 10 s ahead, mints on static id 7 and stops; n2 takes
 # id 7 and starts above n0's bound, seconds ahead of its own clock: a floor
@@ -199,6 +227,38 @@ sf_expect_match "the log names the lease as the lead's cause" "the lead comes fr
 sf_stream_ids n2 "$SF_WORK/n2.0" 500
 sf_expect_above "n2 on n0's node id" "$SF_WORK/n0.0" -- "$SF_WORK/n2.0"
 sf_stop n2
+
+# --- an asynchronous standby restarted cleanly, then promoted ---------------------
+# Its clean shutdown's exact record names its primary's lease, which it never
+# held: promoted after the primary minted more (unseen by it) and died, it
+# must start above the primary's recorded bound, not at its own replayed
+# floor, with its clock a minute behind. (Found by review: the lease taken
+# back as its own repeated 59,015 of the primary's IDs.)
+sf_new p1 "snowflake_id.worker_id = 11" "$registry2_conf" "${long[@]}"
+sf_start p1 || sf_die "p1 did not start"
+sf_psql p1 -c "CREATE EXTENSION snowflake_id"
+await_held p1
+sf_stream_ids p1 "$SF_WORK/p1.0" 20000
+sf_new_standby p1 s1
+echo "-60" >"$SF_CLOCK"
+sf_start s1 "${SF_FAKE_ENV[@]}" || sf_die "s1 did not start"
+sf_stream_ids p1 "$SF_WORK/p1.1" 20000
+lsn=$(sf_psql p1 -c "SELECT pg_current_wal_flush_lsn()")
+sf_poll s1 "SELECT pg_last_wal_replay_lsn() >= '$lsn'" t
+sf_stop s1
+echo "primary_conninfo = ''" | sf_as_server tee -a "$(sf_datadir s1)/postgresql.auto.conf" >/dev/null
+sf_start s1 "${SF_FAKE_ENV[@]}" || sf_die "s1 did not restart"
+sf_stream_ids p1 "$SF_WORK/p1.2" 20000 # reservations s1 never receives
+sf_crash p1
+sf_as_server "$SF_STAGE_BIN/pg_ctl" -D "$(sf_datadir s1)" -w -t 60 promote >/dev/null ||
+    sf_die "s1 was not promoted"
+await_held s1
+sf_expect_eq "the promoted standby does not take its primary's lease as its own" 0 \
+    "$(sf_server_log s1 | grep -c 'took back node id' || true)"
+sf_stream_ids s1 "$SF_WORK/s1.0" 40000
+sf_expect_above "the promoted standby, a minute behind" "$SF_WORK/p1.0" "$SF_WORK/p1.1" \
+    "$SF_WORK/p1.2" -- "$SF_WORK/s1.0"
+sf_stop s1
 
 # --- a server that is its own registry -------------------------------------------
 if [ "$SF_REGISTRY_STORE" != redis ]; then

@@ -79,6 +79,13 @@ TEST(StateRecord, LeadFromLeaseSharesTheExactByte) {
     EXPECT_EQ(bytes[35], 1);
     ASSERT_TRUE(decode_state(bytes, sizeof bytes, &back));
     EXPECT_FALSE(back.lead_from_lease);
+    EXPECT_FALSE(back.lease_held);
+    record.lease_held = true;
+    encode_state(record, bytes);
+    EXPECT_EQ(bytes[35], 5);
+    ASSERT_TRUE(decode_state(bytes, sizeof bytes, &back));
+    EXPECT_TRUE(back.exact);
+    EXPECT_TRUE(back.lease_held);
 }
 
 TEST(StateRecord, EncodingIsLittleEndianAndFixed) {
