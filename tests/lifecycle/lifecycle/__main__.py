@@ -2,7 +2,7 @@
 
 Environment: STORE=pg|redis (default pg); SEED=n (one seed) or SEEDS=k
 (seeds FIRST_SEED .. FIRST_SEED + k - 1, FIRST_SEED default 1); STEPS=n
-events per seed (default 10); EVENTS=a,b,... only those events (names in
+events per seed (default 12); EVENTS=a,b,... only those events (names in
 events.py; EVENTS=idle runs no event at all, only the clients minting).
 """
 
@@ -26,7 +26,7 @@ def main():
     store = {"postgresql": "pg"}.get(store, store)
     if store not in ("pg", "redis"):
         sys.exit(f"STORE must be pg or redis, not {store!r}")
-    steps = int(os.environ.get("STEPS", "10"))
+    steps = int(os.environ.get("STEPS", "12"))
     if os.environ.get("SEED"):
         seeds = [int(os.environ["SEED"])]
     else:

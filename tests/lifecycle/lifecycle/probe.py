@@ -11,6 +11,7 @@ import time
 
 from . import config
 from .ledger import Violation, node_bits, ts_ms
+from .clients import SINGLE, parse_rows
 from .procs import psql
 
 STATUS = ("SELECT 'S|' || lease_state || '|' || coalesce(worker_id::text, '') "
@@ -103,6 +104,18 @@ class Prober:
         if p.ok:
             self.ledger.add(node.name, "probe", p.run, [p.id])
         return p
+
+    def mint_many(self, node, n, stream):
+        """n calls of snowflake_nextval() in one COPY, its IDs recorded; (count, error)."""
+        rc, out, err = psql(node.dir, SINGLE.format(n=n))
+        rows = parse_rows(out)
+        by_run = {}
+        for run, i in rows:
+            by_run.setdefault(run, []).append(i)
+        for run, ids in by_run.items():
+            self.ledger.add(node.name, stream, run, ids)
+        errors = [l.strip() for l in err.splitlines() if "ERROR:" in l or "FATAL:" in l]
+        return len(rows), (errors[0] if errors else err.strip())
 
     def observe(self, node, timeout=config.PSQL_TIMEOUT_S):
         """A probe, checked against snowflake_status (invariant 5). A mismatch
