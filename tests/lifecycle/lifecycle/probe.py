@@ -28,7 +28,6 @@ REFUSALS = (
 )
 SUCCESS_STATES = {"held", "switching"}
 NOT_PRELOADED = "must be loaded via shared_preload_libraries"
-CLOCK_BEHIND = re.compile(r"the wall clock is \d+ ms behind the last issued snowflake ID")
 
 # SKIP_INVARIANTS=4,5: report a failure of invariant 4 or 5 in the log and go
 # on (to see what else a seed finds while a known failure is being fixed).

@@ -4,7 +4,6 @@ tests/lib/cluster.sh (sf_new, sf_start, sf_crash, sf_new_registry, ...)."""
 
 import os
 import signal
-import subprocess
 import time
 
 from . import config
