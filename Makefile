@@ -21,7 +21,8 @@ EXTENSION = snowflake_id
 MODULE_big = snowflake_id
 DATA = snowflake_id--1.0.sql snowflake_id--1.0--1.1.sql snowflake_id--1.1.sql \
 	snowflake_id--1.1--1.2.sql snowflake_id--1.2.sql snowflake_id--1.2--1.3.sql \
-	snowflake_id--1.3.sql snowflake_id--1.3--1.4.sql snowflake_id--1.4.sql
+	snowflake_id--1.3.sql snowflake_id--1.3--1.4.sql snowflake_id--1.4.sql \
+	snowflake_id--1.4--1.5.sql snowflake_id--1.5.sql
 PGFILEDESC = "snowflake_id - Snowflake IDs generated inside PostgreSQL"
 
 # `make installcheck`: the pg_regress suites that need a preloaded server

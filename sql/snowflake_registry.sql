@@ -161,6 +161,27 @@ SELECT * FROM pg_temp.leases;
 SELECT * FROM pg_temp.try('SELECT * FROM pg_temp.switch(''f'', 2, 2, 7000, 500000, 560000)');
 SELECT * FROM pg_temp.try('SELECT * FROM pg_temp.switch(''a'', 3, 2, 7000, 500000, 560000)');
 
+-- 1.5: every grant has a fence of its own, this very run asking again
+-- included, and a give-back records the bound it is given, even below the
+-- last renewal's (a clean stop gives its exact floor). So a give-back the
+-- registry runs late, naming an older grant's fence, changes nothing.
+TRUNCATE snowflake_registry_lease, snowflake_registry_layout;
+SELECT * FROM pg_temp.acquire('a', NULL);
+SELECT * FROM pg_temp.acquire('a', NULL, preferred => 0);
+SELECT pg_temp.renew('a', 0, 2, 50000);
+SELECT snowflake_registry_release(0, 1, 101, 1000) AS late_give_back_of_fence_1;
+SELECT snowflake_registry_release(0, 2, 101, 20000) AS give_back_of_fence_2;
+SELECT fence, reserved_until_ms, released_at IS NOT NULL AS released
+FROM snowflake_registry_lease WHERE node_id = 0;
+-- The next holder starts above the exact bound plus a's drift, not above
+-- the renewal's 50000.
+SELECT * FROM pg_temp.acquire('b', 0);
+-- A later run of a server that brings no previous fence (NULL) is not
+-- taken for the holder's own later run: a's live lease on 1 is refused to
+-- it, as the Redis store does.
+SELECT * FROM pg_temp.acquire('a', 1);
+SELECT * FROM pg_temp.try('SELECT * FROM pg_temp.acquire(''a2'', 1)');
+
 -- Leasing is not for PUBLIC.
 CREATE ROLE sf_registry_stranger;
 SET ROLE sf_registry_stranger;

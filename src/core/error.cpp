@@ -1,8 +1,20 @@
 #include "error.hpp"
 
 #include <cstdio>
+#include <cstring>
 
 namespace snowflake {
+
+namespace {
+
+// vsnprintf into buf; true if the whole text fit.
+__attribute__((format(printf, 3, 0))) bool format_into(char *buf, std::size_t size, const char *fmt,
+                                                       va_list args) {
+    const int n = std::vsnprintf(buf, size, fmt, args);
+    return n >= 0 && static_cast<std::size_t>(n) < size;
+}
+
+}  // namespace
 
 bool fail(Error *err, ErrorCode code, const char *fmt, ...) {
     if (err == nullptr) {
@@ -12,7 +24,7 @@ bool fail(Error *err, ErrorCode code, const char *fmt, ...) {
     err->code = code;
     va_list args;
     va_start(args, fmt);
-    std::vsnprintf(err->message, sizeof err->message, fmt, args);
+    err->truncated = !format_into(err->message, sizeof err->message, fmt, args);
     va_end(args);
     return false;
 }
@@ -23,7 +35,9 @@ void set_detail(Error *err, const char *fmt, ...) {
     }
     va_list args;
     va_start(args, fmt);
-    std::vsnprintf(err->detail, sizeof err->detail, fmt, args);
+    if (!format_into(err->detail, sizeof err->detail, fmt, args)) {
+        err->truncated = true;
+    }
     va_end(args);
 }
 
@@ -33,7 +47,9 @@ void set_hint(Error *err, const char *fmt, ...) {
     }
     va_list args;
     va_start(args, fmt);
-    std::vsnprintf(err->hint, sizeof err->hint, fmt, args);
+    if (!format_into(err->hint, sizeof err->hint, fmt, args)) {
+        err->truncated = true;
+    }
     va_end(args);
 }
 
@@ -51,6 +67,25 @@ std::size_t utf8_prefix_length(std::string_view text, std::size_t max_bytes) {
         --cut;
     }
     return cut;
+}
+
+bool quote_foreign(std::string_view text, char *out, std::size_t size) {
+    if (size == 0) {
+        return text.empty();
+    }
+    if (text.size() < size) {
+        std::memcpy(out, text.data(), text.size());
+        out[text.size()] = '\0';
+        return true;
+    }
+    // The mark's length depends on the count it names, which depends on
+    // where the cut falls: room for the longest count keeps it simple.
+    const std::size_t room = size > kForeignCutMarkMax + 1 ? size - kForeignCutMarkMax - 1 : 0;
+    const std::size_t kept = utf8_prefix_length(text, room);
+    std::memcpy(out, text.data(), kept);
+    std::snprintf(out + kept, size - kept, " ... (%zu more bytes, in the server log)",
+                  text.size() - kept);
+    return false;
 }
 
 std::size_t utf8_length(std::string_view text) {

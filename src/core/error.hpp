@@ -8,6 +8,7 @@
 #pragma once
 #include "pure_cpp.hpp"
 
+#include <algorithm>
 #include <cstdarg>
 #include <cstddef>
 #include <string_view>
@@ -33,21 +34,97 @@ enum class ErrorCode : int {
     id_out_of_range,      // a negative value, or one beyond bigint, for the snowflake type
 };
 
+// The longest texts a message quotes, from the limits of their sources. A
+// registry's answers quote the servers that wrote to it, so they are
+// bounded by what every server sends: its host name, data directory, port
+// and system identifier.
+inline constexpr std::size_t kHostMax = 255;       // a DNS name (RFC 1035); gethostname's, shorter
+inline constexpr std::size_t kPathMax = 1023;      // PostgreSQL's MAXPGPATH less its NUL
+inline constexpr std::size_t kIntMax = 20;         // "-9223372036854775808", and any uint64
+inline constexpr std::size_t kTimestampMax = 128;  // PostgreSQL's MAXDATELEN: any timestamptz text
+
+// The length of printf-style format text without its "%s" conversions, for
+// the arithmetic below.
+constexpr std::size_t fixed_length(const char *format) {
+    std::size_t n = 0;
+    for (const char *p = format; *p != '\0'; ++p) {
+        if (p[0] == '%' && p[1] == 's') {
+            ++p;
+        } else {
+            ++n;
+        }
+    }
+    return n;
+}
+
+// The registry's texts (snowflake_id--1.4.sql and the Lua scripts of
+// src/pg/pg_registry_redis_scripts.hpp write them alike): a holder, a
+// layout, and the longest DETAILs, which quote them.
+inline constexpr std::size_t kRegistryHolderMax =
+    fixed_length("%s:%s, data directory %s, system identifier %s") + kHostMax + kIntMax + kPathMax +
+    kIntMax;
+inline constexpr std::size_t kRegistryLayoutMax =
+    fixed_length("%s datacenter, %s worker and %s sequence bits from epoch %s") + 3 * kIntMax +
+    kTimestampMax;
+inline constexpr std::size_t kRegistryDetailMax = std::max(
+    {fixed_length("It is held by %s, whose lease runs until %s; this server is %s.") +
+         2 * kRegistryHolderMax + kTimestampMax,
+     fixed_length("The registry's cluster uses %s (recorded by %s at %s); this server runs %s. IDs "
+                  "of different layouts cannot be compared or decoded together.") +
+         2 * kRegistryLayoutMax + kRegistryHolderMax + kTimestampMax,
+     fixed_length("The Redis registry's cluster uses lease_ttl %s ms and max_clock_drift %s ms "
+                  "(recorded by %s); this server runs %s ms and %s ms. A Redis registry that "
+                  "lost its data waits out one lease_ttl plus max_clock_drift, so they must be "
+                  "the same on every server.") +
+         kRegistryHolderMax + 4 * kIntMax,
+     fixed_length("It is held by %s since %s with fence %s; this run of the server held fence "
+                  "%s.") +
+         kRegistryHolderMax + kTimestampMax + 2 * kIntMax});
+// Its messages quote numbers and a time at most; the longest with room.
+inline constexpr std::size_t kRegistryMessageMax = 256;
+
+// Text from elsewhere (a libpq error, a Redis error reply, a registry row
+// no server wrote) has no limit of its own. A message quotes up to
+// kForeignTextMax bytes of it, room for libpq's report of two unreachable
+// hosts of the longest names, and past that marks the cut (quote_foreign);
+// whoever quotes it logs the whole text.
+inline constexpr std::size_t kForeignTextMax = 1024;
+inline constexpr std::size_t kForeignCutMarkMax =
+    fixed_length(" ... (%s more bytes, in the server log)") + kIntMax;
+
 // Deliberately without initialisers: the generator's hot path declares one
-// per call and must not pay for zeroing a kilobyte. fail() clears it whole
+// per call and must not pay for zeroing kilobytes. fail() clears it whole
 // before writing, so every field is defined once a call has failed.
+//
+// Sized so that nothing the project writes is ever cut: the helpers below
+// set `truncated` if a text did not fit, which is a bug the unit tests look
+// for. The message holds a store's failure (what failed, the registry's
+// address, a quoted foreign text) or a registry's message; the detail the
+// registry's longest DETAIL; the hint the core's own hints, which quote
+// settings' numbers and at most 120 bytes of input.
 struct Error {
     ErrorCode code;
-    char message[320];
-    char detail[320];
-    char hint[320];
+    bool truncated;
+    char message[2048];
+    char detail[4096];
+    char hint[1024];
 };
+static_assert(kRegistryMessageMax < sizeof Error::message);
+static_assert(64 + kHostMax + 64 + kForeignTextMax + kForeignCutMarkMax < sizeof Error::message,
+              "a store's failure: what failed (< 64), where (Redis at host:port), why");
+static_assert(kRegistryDetailMax < sizeof Error::detail);
 
-// printf-style helpers; they never allocate and they truncate on overflow.
-// Each returns false so that a failing function can `return fail(...)`.
+// printf-style helpers; they never allocate. A text that does not fit is
+// cut and err->truncated set. Each returns false so that a failing function
+// can `return fail(...)`.
 bool fail(Error *err, ErrorCode code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void set_detail(Error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void set_hint(Error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+// Copies foreign text into out (size bytes): whole if it fits, else its
+// first whole characters and " ... (N more bytes, in the server log)".
+// Returns false if it cut: the caller then logs the whole text.
+bool quote_foreign(std::string_view text, char *out, std::size_t size);
 
 // Quoting user input in messages, which must stay valid UTF-8 and short
 // enough for the buffers above: the longest prefix of text of at most

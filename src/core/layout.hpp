@@ -20,6 +20,12 @@ namespace snowflake {
 // The decoders return each field as a SQL integer, so no field is wider.
 inline constexpr int kMaxFieldBits = 31;
 
+// Layout::describe's longest text: four numbers of two digits at most (the
+// widths add up to 63) and an epoch as format_utc writes it, 24 characters
+// for years up to 9999.
+inline constexpr std::size_t kLayoutTextMax =
+    sizeof "time , datacenter , worker , sequence  bits, epoch " - 1 + 4 * 2 + 24;
+
 struct LayoutWidths {
     int datacenter_bits = 0;
     int worker_bits = 10;
@@ -71,7 +77,8 @@ class Layout {
                epoch_unix_ms_ == other.epoch_unix_ms_;
     }
     // "time 41, datacenter 0, worker 10, sequence 12 bits, epoch
-    // 2020-01-01T00:00:00.000Z", for messages; truncated to `size`.
+    // 2020-01-01 00:00:00.000Z", for messages; at most kLayoutTextMax bytes
+    // (a buffer of that size + 1 holds it whole).
     void describe(char *out, int size) const;
     // Checks worker_id / datacenter_id (negative means "not set") and returns
     // the node field in *node.

@@ -5,7 +5,6 @@
 namespace snowflake {
 
 RenewalPlan plan_renewal(int64_t clock_unix_ms, int64_t sent_mono_ns, int64_t ttl_ms) {
-    constexpr int64_t kNsPerMs = 1000000;
     RenewalPlan plan;
     plan.bound_unix_ms = clock_unix_ms + ttl_ms;
     plan.deadline_mono_ns = sent_mono_ns + ttl_ms * kNsPerMs;
@@ -25,6 +24,15 @@ bool clock_far_behind(const Layout &layout, uint64_t floor, int64_t clock_unix_m
 uint64_t lease_id_bound(const Layout &layout, int64_t bound_unix_ms) {
     const int64_t ts = std::min(bound_unix_ms - layout.epoch_unix_ms(), layout.max_timestamp() + 1);
     return ts <= 0 ? 0 : static_cast<uint64_t>(ts) << layout.timestamp_shift();
+}
+
+int64_t exact_bound_unix_ms(const Layout &layout, uint64_t floor) {
+    const int shift = layout.timestamp_shift();
+    const uint64_t below = (uint64_t{1} << shift) - 1;
+    // Rounded up: an ID in the floor's millisecond below the floor needs the
+    // bound past that millisecond; a floor at the millisecond's start does
+    // not.
+    return layout.epoch_unix_ms() + static_cast<int64_t>((floor >> shift) + ((floor & below) != 0));
 }
 
 }  // namespace snowflake

@@ -87,6 +87,8 @@ class RegistryStore {
                                      int64_t *expires_unix_ms, Error *err) = 0;
 };
 
+inline constexpr int64_t kNsPerMs = 1000000;
+
 // Renewals per lease_ttl: a lease survives two failed renewals in a row.
 inline constexpr int64_t kRenewalsPerTtl = 3;
 
@@ -113,5 +115,10 @@ bool clock_far_behind(const Layout &layout, uint64_t floor, int64_t clock_unix_m
 // The generator's ID bound for a recorded bound: IDs below it carry times
 // below bound_unix_ms. 0 for a bound at or before the epoch.
 uint64_t lease_id_bound(const Layout &layout, int64_t bound_unix_ms);
+
+// The least bound (ms since 1970) that a give-back can record for a
+// generator whose floor is `floor`: every ID below the floor carries an
+// earlier time. lease_id_bound() of it is at or above the floor.
+int64_t exact_bound_unix_ms(const Layout &layout, uint64_t floor);
 
 }  // namespace snowflake

@@ -78,7 +78,8 @@ void encode_state(const StateRecord &record, unsigned char *out) {
     out[kOffDatacenterBits] = static_cast<unsigned char>(record.widths.datacenter_bits);
     out[kOffWorkerBits] = static_cast<unsigned char>(record.widths.worker_bits);
     out[kOffSequenceBits] = static_cast<unsigned char>(record.widths.sequence_bits);
-    out[kOffExact] = record.exact ? 1 : 0;
+    out[kOffExact] =
+        static_cast<unsigned char>((record.exact ? 1 : 0) | (record.lead_from_lease ? 2 : 0));
     put_le(out + kOffRunId, record.run_id, 8);
     put_le(out + kOffSystemId, record.system_id, 8);
     put_le(out + kOffCheckpointLsn, record.checkpoint_lsn, 8);
@@ -104,7 +105,8 @@ bool decode_state(const unsigned char *in, size_t size, StateRecord *record) {
     r.widths.datacenter_bits = in[kOffDatacenterBits];
     r.widths.worker_bits = in[kOffWorkerBits];
     r.widths.sequence_bits = in[kOffSequenceBits];
-    r.exact = in[kOffExact] != 0;
+    r.exact = (in[kOffExact] & 1) != 0;
+    r.lead_from_lease = (in[kOffExact] & 2) != 0;
     r.run_id = get_le(in + kOffRunId, 8);
     if (version != 1) {
         r.system_id = get_le(in + kOffSystemId, 8);

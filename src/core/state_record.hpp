@@ -39,6 +39,12 @@ struct StateRecord {
     // The bound is the exact floor, recorded when no process could issue
     // IDs (shutdown, crash-restart), not a reservation ahead of need.
     bool exact = false;
+    // In an exact record: the floor's lead over the clock came from a node
+    // id lease taken over from another holder (its recorded bound), not from
+    // this server's clock, so the next start does not blame the clock for
+    // it. Kept in the byte of `exact` (bit 1), which readers before 1.5 take
+    // as exact.
+    bool lead_from_lease = false;
     // Which run of the server wrote it (a new random number each time
     // shared memory is created). An exact record names the run it closes:
     // WAL records of that run, replayed later, are all below its bound.
@@ -47,8 +53,9 @@ struct StateRecord {
     uint64_t system_id = 0;
     // An exact record written at a clean shutdown: the WAL location of that
     // shutdown's checkpoint, so the next start can tell that this file is
-    // the one the last shutdown wrote (written_before_last_shutdown). 0 in
-    // any other record.
+    // the one the last shutdown wrote (written_before_last_shutdown). A
+    // reservation (1.5 on): the WAL insert position when it was written,
+    // where the WAL that follows it begins. 0 otherwise.
     uint64_t checkpoint_lsn = 0;
     // With a registry of node ids: the node id the record's IDs were issued
     // under and the fence of its lease (-1 and 0 without one). A restart
@@ -62,6 +69,7 @@ struct LastShutdown {
     bool clean = false;  // shut down cleanly (a primary's or a standby's shutdown)
     uint64_t system_id = 0;
     uint64_t checkpoint_lsn = 0;  // the shutdown's (or last restart point's) checkpoint
+    uint32_t timeline = 0;        // that checkpoint's timeline
 };
 
 // Whether a state record found at start-up is older than the data directory:

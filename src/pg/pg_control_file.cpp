@@ -38,5 +38,6 @@ bool sf_read_last_shutdown(snowflake::LastShutdown *out) {
     out->clean = control.state == DB_SHUTDOWNED || control.state == DB_SHUTDOWNED_IN_RECOVERY;
     out->system_id = control.system_identifier;
     out->checkpoint_lsn = control.checkPoint;
+    out->timeline = control.checkPointCopy.ThisTimeLineID;
     return true;
 }

@@ -44,9 +44,18 @@ int sqlstate_for(snowflake::ErrorCode code) {
 }  // namespace
 
 void sf_report(int elevel, const snowflake::Error &err) {
+    // The core's buffers are sized so that no text of ours is cut.
+    Assert(!err.truncated);
     ereport(elevel, (errcode(sqlstate_for(err.code)), errmsg("%s", err.message),
                      err.detail[0] ? errdetail("%s", err.detail) : 0,
                      err.hint[0] ? errhint("%s", err.hint) : 0));
+}
+
+void sf_raise_with_hint(const snowflake::Error &err, const char *hint) {
+    Assert(!err.truncated);
+    ereport(ERROR, (errcode(sqlstate_for(err.code)), errmsg("%s", err.message),
+                    err.detail[0] ? errdetail("%s", err.detail) : 0, errhint("%s", hint)));
+    pg_unreachable();
 }
 
 void sf_raise(const snowflake::Error &err) {

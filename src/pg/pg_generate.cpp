@@ -85,7 +85,7 @@ bool sleep_on_latch(void *, int64_t ms, int64_t *slept_us) {
                         sf_state_file_name),
                  errdetail("Neither slot of the file holds a valid record, so the generator "
                            "does not know where it may resume without repeating an ID."),
-                 errhint("%s", sf_state_file_way_out)));
+                 sf_errhint_state_file_way_out()));
     }
     if (refusal == Refusal::state_stale) {
         StaleStateText text;
@@ -96,7 +96,7 @@ bool sleep_on_latch(void *, int64_t ms, int64_t *slept_us) {
                         errmsg("snowflake_id cannot tell which IDs were issued before: the state "
                                "file \"%s\" is older than the data directory",
                                sf_state_file_name),
-                        errdetail("%s", text.detail), errhint("%s", sf_state_file_way_out)));
+                        errdetail("%s", text.detail), sf_errhint_state_file_way_out()));
     }
     LWLockAcquire(sf_shared->lock, LW_SHARED);
     const snowflake::StateRecord record = sf_shared->stored;
@@ -116,12 +116,12 @@ bool sleep_on_latch(void *, int64_t ms, int64_t *slept_us) {
 
 // The registry's part of a message: which registry, and its last word.
 struct LeaseTexts {
-    char registry[256];
-    char message[1024];
+    const char *registry;  // palloc'd
+    char message[sizeof LeaseState::message];
 };
 void lease_texts(LeaseTexts *out) {
+    out->registry = sf_describe_registry();
     LWLockAcquire(sf_shared->lock, LW_SHARED);
-    snprintf(out->registry, sizeof out->registry, "%s", sf_shared->lease.registry);
     snprintf(out->message, sizeof out->message, "%s",
              sf_shared->lease.message[0] != '\0' ? sf_shared->lease.message : "no answer yet");
     LWLockRelease(sf_shared->lock);
@@ -200,6 +200,13 @@ CallLease check_can_issue() {
             sf_count(&StatusCounters::errors);
             raise_lease_refusal(lease_status_of(word));
         }
+        // Past the deadline the lease is over, whether or not the worker,
+        // which may be waiting on a hung registry, has said so yet; this is
+        // also what snowflake_status shows (pg_status.cpp).
+        if (sf_lease_past_deadline(sf_shared->lease)) {
+            sf_count(&StatusCounters::errors);
+            raise_lease_refusal(LeaseStatus::expired);
+        }
         return CallLease{word, lease_node_of(word)};
     }
     return CallLease{};
@@ -225,7 +232,7 @@ bool wait_for_node_switch(const CallLease &lease, int64_t clock_ms) {
     if (worker != nullptr) {
         SetLatch(worker);
     }
-    const int64_t give_up_ns = sf_monotonic_ns() + (kRegistryTimeoutMs + 1000) * 1000000;
+    const int64_t give_up_ns = sf_monotonic_ns() + (kRegistryTimeoutMs + 1000) * kNsPerMs;
     ConditionVariablePrepareToSleep(&state.changed);
     for (;;) {
         if (lease_changed(lease) ||
@@ -246,14 +253,14 @@ bool wait_for_node_switch(const CallLease &lease, int64_t clock_ms) {
 
 // The clock-behind ERROR after a switch was asked for and did not happen:
 // the registry's answer goes into the HINT.
-[[noreturn]] void raise_switch_failed(snowflake::Error err) {
+[[noreturn]] void raise_switch_failed(const snowflake::Error &err) {
     LeaseTexts texts;
     lease_texts(&texts);
-    snowflake::set_hint(&err,
-                        "snowflake_id.on_clock_step_back = 'switch_node' found no other node id "
-                        "(registry %s: %s). Check the server's clock (NTP).",
-                        texts.registry, texts.message);
-    raise_counted(err);
+    sf_count(&StatusCounters::errors);
+    sf_raise_with_hint(err, psprintf("snowflake_id.on_clock_step_back = 'switch_node' found no "
+                                     "other node id (registry %s: %s). Check the server's clock "
+                                     "(NTP).",
+                                     texts.registry, texts.message));
 }
 
 // The generator's parameters for this backend's settings. Rebuilt only when

@@ -56,6 +56,9 @@ extern int sf_on_clock_step_back;
 
 // Whether a registry of node ids is configured (pg_registry.cpp).
 bool sf_registry_configured();
+// The registry as messages name it, never the password, palloc'd: the
+// setting, and so the text, have no length limit.
+char *sf_describe_registry();
 // Checks the settings that go with a registry ('auto' needs one; with
 // 'auto' the lease gives the datacenter id too); reports what is wrong at
 // elevel (WARNING at start, ERROR from snowflake_nextval) and returns false.
@@ -81,6 +84,8 @@ void sf_install_shmem_hooks();
 
 // Raises err as an ERROR (or at `elevel`) with the SQLSTATE for its code.
 [[noreturn]] void sf_raise(const snowflake::Error &err);
+// The same with another hint (palloc'd, of any length) in place of err's.
+[[noreturn]] void sf_raise_with_hint(const snowflake::Error &err, const char *hint);
 void sf_report(int elevel, const snowflake::Error &err);
 
 // The (ts, datacenter_id, worker_id, sequence) record the decoders return.

@@ -50,7 +50,7 @@ extern "C" Datum snowflake_accept_layout(PG_FUNCTION_ARGS) {
                         unreadable ? "unreadable" : "older than the data directory"),
                  errdetail("Without a file to trust, nothing tells which IDs were issued "
                            "before."),
-                 errhint("%s", sf_state_file_way_out)));
+                 sf_errhint_state_file_way_out()));
     }
     const uint64_t floor = s->floor.load();
     if (refusal != Refusal::layout_changed) {

@@ -50,6 +50,22 @@ extern "C" {
 PGDLLEXPORT void sf_registry_worker_main(Datum);
 }
 
+int64_t sf_registry_call_until_ns() {
+    const int64_t now = sf_monotonic_ns();
+    const int64_t until = now + kRegistryTimeoutMs * kNsPerMs;
+    // A call still waiting when the lease's deadline passes ends there: the
+    // worker must mark the lease expired, count the failure and say why at
+    // the moment the backends start refusing, whatever lease_ttl is.
+    if (sf_shared != nullptr &&
+        lease_status_of(sf_shared->lease.published.load()) == LeaseStatus::held) {
+        const int64_t deadline = sf_shared->lease.deadline_mono_ns.load();
+        if (deadline > now && deadline < until) {
+            return deadline;
+        }
+    }
+    return until;
+}
+
 bool sf_registry_configured() {
     return sf_registry != nullptr && sf_registry[0] != '\0';
 }
@@ -115,7 +131,6 @@ void sf_register_registry_worker() {
 
 namespace {
 
-constexpr int64_t kNsPerMs = 1000000;
 // The pause before trying again after the registry could not be reached.
 constexpr int64_t kRetryMs = 1000;
 
@@ -129,7 +144,7 @@ void handle_sigterm(SIGNAL_ARGS) {
     errno = save_errno;
 }
 
-char hostname[256];
+char hostname[snowflake::kHostMax + 1];
 
 LeaseState &lease() {
     return sf_shared->lease;
@@ -157,24 +172,23 @@ LeaseStatus status() {
 
 // The registry as messages name it, never the password: Redis's address,
 // database and key prefix, or a PostgreSQL registry's host, port and
-// database.
-void describe_redis(char *text, size_t size) {
+// database (host and port may be lists of any length).
+char *describe_redis() {
     snowflake::RedisTarget t;
     snowflake::Error err;
     if (!snowflake::parse_redis_url(sf_registry, &t, &err)) {
-        snprintf(text, size, "the Redis registry");
-    } else if (t.unix_socket) {
-        snprintf(text, size, "Redis at unix socket %s db %d prefix %s", t.socket_path, t.db,
-                 t.prefix);
-    } else {
-        snprintf(text, size, "Redis at %s:%d db %d prefix %s", t.host, t.port, t.db, t.prefix);
+        return pstrdup("the Redis registry");
     }
+    if (t.unix_socket) {
+        return psprintf("Redis at unix socket %s db %d prefix %s", t.socket_path, t.db, t.prefix);
+    }
+    return psprintf("Redis at %s:%d db %d prefix %s", t.host, t.port, t.db, t.prefix);
 }
 
-void describe_postgresql(char *text, size_t size) {
+char *describe_postgresql() {
     char *errmsg_text = nullptr;
     PQconninfoOption *options = PQconninfoParse(sf_registry, &errmsg_text);
-    snprintf(text, size, "the registry");
+    char *text = nullptr;
     if (options != nullptr) {
         const char *host = nullptr, *port = nullptr, *dbname = nullptr;
         for (PQconninfoOption *o = options; o->keyword != nullptr; ++o) {
@@ -189,31 +203,23 @@ void describe_postgresql(char *text, size_t size) {
                 dbname = o->val;
             }
         }
-        snprintf(text, size, "host=%s port=%s dbname=%s", host ? host : "(default)",
-                 port ? port : "(default)", dbname ? dbname : "(default)");
+        // Out of memory here would leak libpq's malloc'd options, once.
+        text = psprintf("host=%s port=%s dbname=%s", host ? host : "(default)",
+                        port ? port : "(default)", dbname ? dbname : "(default)");
         PQconninfoFree(options);
     }
     if (errmsg_text != nullptr) {
         PQfreemem(errmsg_text);
     }
-}
-
-void describe_registry() {
-    char text[sizeof lease().registry];
-    if (snowflake::is_redis_url(sf_registry)) {
-        describe_redis(text, sizeof text);
-    } else {
-        describe_postgresql(text, sizeof text);
-    }
-    LWLockAcquire(sf_shared->lock, LW_EXCLUSIVE);
-    snprintf(lease().registry, sizeof lease().registry, "%s", text);
-    LWLockRelease(sf_shared->lock);
+    return text != nullptr ? text : pstrdup("the registry");
 }
 
 // What a call that did not succeed leaves behind: its message, and for the
 // network a count and a LOG line.
 void note_failure(snowflake::StoreOutcome outcome, const snowflake::Error &err) {
+    Assert(!err.truncated);
     char text[sizeof lease().message];
+    // Room for both texts whole: LeaseState::message's size.
     snprintf(text, sizeof text, "%s%s%s", err.message, err.detail[0] != '\0' ? ": " : "",
              err.detail);
     set_message(text);
@@ -291,6 +297,24 @@ void lower_reservation_to_floor_locked() {
     s->pending_below = std::min(s->pending_below, floor);
 }
 
+// Whether a grant gives back the lease the previous run of this server held
+// until its clean shutdown, with nobody in between: the state file is that
+// shutdown's exact record (checked against pg_control at start), and the
+// fence grew by one, so no other run took the id since. Then the floor that
+// shutdown recorded lies above every ID on the id, and the registry's bound
+// (up to lease_ttl ahead, where a give-back failed or a server is its own
+// registry) would only throw IDs ahead of the clock. Only for the first
+// grant of a run: a later one may follow a switch of node id, which lowered
+// the floor below the id's earlier IDs.
+bool takes_back_own_lease(const snowflake::LeaseGrant &grant) {
+    SharedState *s = sf_shared;
+    LWLockAcquire(s->lock, LW_SHARED);
+    const bool own = s->state_closes_last_shutdown && s->have_stored &&
+                     grant.node == s->stored.node_id && grant.fence == s->stored.fence + 1;
+    LWLockRelease(s->lock);
+    return own && lease().fence.load() == 0;
+}
+
 snowflake::StoreOutcome acquire(snowflake::RegistryStore &store) {
     snowflake::LeaseRequest request;
     LWLockAcquire(sf_shared->lock, LW_SHARED);
@@ -318,9 +342,17 @@ snowflake::StoreOutcome acquire(snowflake::RegistryStore &store) {
         }
         return outcome;
     }
+    const bool own = takes_back_own_lease(grant);
     lease().node.store(grant.node);
     lease().fence.store(grant.fence);
-    sf_resume_at_lease_floor(grant.floor_unix_ms, grant.node);
+    if (own) {
+        ereport(LOG, (errmsg("snowflake_id: took back node id %lld, which the previous run of this "
+                             "server held until its clean shutdown; the generator resumes at the "
+                             "floor that shutdown recorded",
+                             static_cast<long long>(grant.node))));
+    } else {
+        sf_resume_at_lease_floor(grant.floor_unix_ms, grant.node);
+    }
     LWLockAcquire(sf_shared->lock, LW_EXCLUSIVE);
     lower_reservation_to_floor_locked();
     LWLockRelease(sf_shared->lock);
@@ -344,12 +376,27 @@ int64_t recorded_bound_unix_ms() {
 // Gives the lease back (a clean stop, or another node id configured). No
 // new IDs on it from here: the recorded bound stays as it is, so the next
 // holder starts above every ID issued on it.
+//
+// What it records is the exact floor, not the bound of the last renewal
+// (up to lease_ttl ahead), so the next holder, this server after a restart
+// included, resumes near the clock. Exact, because no call can issue on the
+// lease once the read of the floor is done: publishing `waiting` (seq_cst)
+// comes before that read-modify-write of the floor, so a call's
+// compare-and-swap either comes before it (its IDs are below the value
+// read) or reads from it and is followed by the call's second read of the
+// published word (pg_shared.hpp), which then sees the change, and the call
+// throws its IDs away.
+// A give-back that the registry runs late (its answer timed out here) names
+// the fence of the lease it gave back; every grant has a fence of its own
+// (1.5), so it cannot end or lower one granted since.
 void release(snowflake::RegistryStore &store) {
     if (status() != LeaseStatus::held) {
         return;
     }
     set_status(LeaseStatus::waiting);
-    const int64_t bound_unix_ms = recorded_bound_unix_ms();
+    const uint64_t floor = sf_shared->floor.fetch_add(0, std::memory_order_acq_rel);
+    const int64_t bound_unix_ms =
+        std::min(recorded_bound_unix_ms(), snowflake::exact_bound_unix_ms(sf_layout, floor));
     lease().below.store(0);
     // The call's waits end early on a shutdown request: let this one run
     // (within its time limit), and keep the request.
@@ -418,6 +465,7 @@ void switch_node(snowflake::RegistryStore &store, int64_t *next_renewal_mono_ns)
     lease().node.store(grant.node);
     lease().fence.store(grant.fence);
     s->floor.store(floor_id, std::memory_order_release);
+    s->floor_lowered_by_switch = std::min(s->floor_lowered_by_switch, floor_id);
     lower_reservation_to_floor_locked();
     lease().below.store(snowflake::lease_id_bound(layout, plan.bound_unix_ms));
     lease().deadline_mono_ns.store(plan.deadline_mono_ns);
@@ -500,7 +548,7 @@ void run(snowflake::RegistryStore &store) {
                 wake = std::min(wake, lease().deadline_mono_ns.load());
             } else if (renewed == snowflake::StoreOutcome::refused) {
                 lose_lease(LeaseStatus::waiting);
-                char text[512];
+                char text[sizeof lease().message];
                 LWLockAcquire(sf_shared->lock, LW_SHARED);
                 snprintf(text, sizeof text, "%s", lease().message);
                 LWLockRelease(sf_shared->lock);
@@ -522,6 +570,10 @@ void run(snowflake::RegistryStore &store) {
 
 }  // namespace
 
+char *sf_describe_registry() {
+    return snowflake::is_redis_url(sf_registry) ? describe_redis() : describe_postgresql();
+}
+
 extern "C" void sf_registry_worker_main(Datum) {
     pqsignal(SIGHUP, SignalHandlerForConfigReload);
     pqsignal(SIGTERM, handle_sigterm);
@@ -530,7 +582,6 @@ extern "C" void sf_registry_worker_main(Datum) {
         snprintf(hostname, sizeof hostname, "unknown");
     }
     hostname[sizeof hostname - 1] = '\0';
-    describe_registry();
     lease().auto_node.store(sf_worker_id == kWorkerIdAuto);
     lease().worker_latch.store(MyLatch);
     if (status() == LeaseStatus::none) {

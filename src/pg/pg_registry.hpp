@@ -70,6 +70,11 @@ struct SwitchArgs : RegistryArgs<13> {
     explicit SwitchArgs(const snowflake::SwitchRequest &request);
 };
 
+// A registry's or a library's text (len bytes) into out: whole, or marked
+// where cut and then logged whole (snowflake::quote_foreign). Both stores
+// quote with it.
+void sf_registry_quote(const char *text, size_t len, char *out, size_t size);
+
 // Waits until the socket fd is ready for events (WL_SOCKET_*), answering
 // the latch (interrupts, SIGHUP) and the postmaster's death meanwhile; false
 // when until_mono_ns passed or *stop is set. Both stores wait with it.
@@ -107,6 +112,7 @@ class PgRegistryStore final : public snowflake::RegistryStore {
     const char *conninfo_;
     volatile sig_atomic_t *stop_;
     PGconn *conn_ = nullptr;
+    bool own_server_ = false;  // the registry is this server itself
 };
 
 class RedisRegistryStore final : public snowflake::RegistryStore {

@@ -19,13 +19,8 @@ extern "C" {
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "storage/latch.h"
+#include "storage/procarray.h"
 }
-
-namespace {
-
-constexpr int64_t kNsPerMs = 1000000;
-
-}  // namespace
 
 PgRegistryStore::PgRegistryStore(const char *conninfo, volatile sig_atomic_t *stop)
     : conninfo_(conninfo), stop_(stop) {}
@@ -44,15 +39,31 @@ void PgRegistryStore::disconnect() {
 // A failure to reach the registry: said in *err, and the connection dropped
 // so that the next call starts afresh.
 snowflake::StoreOutcome PgRegistryStore::unreachable(const char *what, snowflake::Error *err) {
-    char text[300];
-    snprintf(text, sizeof text, "%s", conn_ != nullptr ? PQerrorMessage(conn_) : "out of memory");
-    const size_t len = strlen(text);
-    if (len > 0 && text[len - 1] == '\n') {  // libpq's messages end with one
-        text[len - 1] = '\0';
+    const char *message = conn_ != nullptr ? PQerrorMessage(conn_) : "out of memory";
+    size_t len = strlen(message);
+    if (len > 0 && message[len - 1] == '\n') {  // libpq's messages end with one
+        --len;
     }
+    if (len == 0) {
+        // A wait that ran out: libpq has nothing to say about it.
+        snowflake::fail(err, snowflake::ErrorCode::registry,
+                        "%s: no answer within %lld ms, or by the lease's deadline", what,
+                        static_cast<long long>(kRegistryTimeoutMs));
+        disconnect();
+        return snowflake::StoreOutcome::unreachable;
+    }
+    char text[snowflake::kForeignTextMax + snowflake::kForeignCutMarkMax + 1];
+    sf_registry_quote(message, len, text, sizeof text);
     snowflake::fail(err, snowflake::ErrorCode::registry, "%s: %s", what, text);
     disconnect();
     return snowflake::StoreOutcome::unreachable;
+}
+
+void sf_registry_quote(const char *text, size_t len, char *out, size_t size) {
+    if (!snowflake::quote_foreign(std::string_view(text, len), out, size)) {
+        ereport(LOG, (errmsg("snowflake_id: the whole text from the registry: %.*s",
+                             static_cast<int>(len), text)));
+    }
 }
 
 bool sf_registry_wait_socket(int fd, int events, int64_t until_mono_ns,
@@ -86,7 +97,7 @@ snowflake::StoreOutcome PgRegistryStore::connect(snowflake::Error *err) {
     if (conn_ != nullptr) {
         return snowflake::StoreOutcome::ok;
     }
-    const int64_t until = sf_monotonic_ns() + kRegistryTimeoutMs * kNsPerMs;
+    const int64_t until = sf_registry_call_until_ns();
     conn_ = PQconnectStart(conninfo_);
     if (conn_ == nullptr || PQstatus(conn_) == CONNECTION_BAD) {
         return unreachable("could not connect", err);
@@ -105,6 +116,11 @@ snowflake::StoreOutcome PgRegistryStore::connect(snowflake::Error *err) {
     if (PQsetnonblocking(conn_, 1) != 0) {
         return unreachable("could not use the connection", err);
     }
+    // A server that is its own registry (a Citus coordinator): the session
+    // serving us is one of this server's backends. Held between calls, it
+    // would keep a smart shutdown waiting for it forever, as for any client
+    // session; so it is closed after every call (query()).
+    own_server_ = BackendPidGetProc(PQbackendPID(conn_)) != nullptr;
     return snowflake::StoreOutcome::ok;
 }
 
@@ -116,7 +132,7 @@ snowflake::StoreOutcome PgRegistryStore::query(const char *sql, int nparams,
     if (connected != snowflake::StoreOutcome::ok) {
         return connected;
     }
-    const int64_t until = sf_monotonic_ns() + kRegistryTimeoutMs * kNsPerMs;
+    const int64_t until = sf_registry_call_until_ns();
     if (!PQsendQueryParams(conn_, sql, nparams, nullptr, params, nullptr, nullptr, 0)) {
         return unreachable("could not send a query", err);
     }
@@ -151,6 +167,9 @@ snowflake::StoreOutcome PgRegistryStore::query(const char *sql, int nparams,
     if (last == nullptr) {
         return unreachable("no answer to a query", err);
     }
+    if (own_server_) {
+        disconnect();  // connect() says why; the result outlives the connection
+    }
     if (PQresultStatus(last) == PGRES_TUPLES_OK) {
         *rows = last;
         return snowflake::StoreOutcome::ok;
@@ -158,10 +177,14 @@ snowflake::StoreOutcome PgRegistryStore::query(const char *sql, int nparams,
     const char *state = PQresultErrorField(last, PG_DIAG_SQLSTATE);
     const char *primary = PQresultErrorField(last, PG_DIAG_MESSAGE_PRIMARY);
     const char *detail = PQresultErrorField(last, PG_DIAG_MESSAGE_DETAIL);
-    snowflake::fail(err, snowflake::ErrorCode::registry, "%s",
-                    primary != nullptr ? primary : PQerrorMessage(conn_));
+    // The registry's own texts fit whole (error.hpp); others are marked
+    // where cut, and logged. The connection may be closed already
+    // (own_server_): the result's own message.
+    snowflake::fail(err, snowflake::ErrorCode::registry, "%s", "");
+    const char *message = primary != nullptr ? primary : PQresultErrorMessage(last);
+    sf_registry_quote(message, strlen(message), err->message, sizeof err->message);
     if (detail != nullptr) {
-        snowflake::set_detail(err, "%s", detail);
+        sf_registry_quote(detail, strlen(detail), err->detail, sizeof err->detail);
     }
     // A class 08 (connection) or 57 (operator intervention: the registry
     // shutting down) error is the network's, not the registry's answer.

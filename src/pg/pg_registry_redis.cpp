@@ -25,7 +25,6 @@ extern "C" {
 
 namespace {
 
-constexpr int64_t kNsPerMs = 1000000;
 using Script = RedisRegistryStore::Script;
 
 constexpr size_t kScriptTextSize = 32768;
@@ -112,8 +111,12 @@ snowflake::StoreOutcome RedisRegistryStore::unreachable(const char *what, const 
 
 snowflake::StoreOutcome RedisRegistryStore::error_reply(redisReply *r, const char *what,
                                                         snowflake::Error *err) {
-    char why[200];
-    snprintf(why, sizeof why, "%s", r->type == REDIS_REPLY_ERROR ? r->str : "an unexpected answer");
+    char why[snowflake::kForeignTextMax + snowflake::kForeignCutMarkMax + 1];
+    if (r->type == REDIS_REPLY_ERROR) {
+        sf_registry_quote(r->str, r->len, why, sizeof why);
+    } else {
+        snprintf(why, sizeof why, "an unexpected answer");
+    }
     freeReplyObject(r);
     return unreachable(what, why, err);
 }
@@ -125,7 +128,7 @@ bool RedisRegistryStore::wait_socket(int events, int64_t until_mono_ns) {
 snowflake::StoreOutcome RedisRegistryStore::command(int argc, const char *const *argv,
                                                     redisReply **reply, snowflake::Error *err) {
     *reply = nullptr;
-    const int64_t until = sf_monotonic_ns() + kRegistryTimeoutMs * kNsPerMs;
+    const int64_t until = sf_registry_call_until_ns();
     constexpr int kMaxArgs = 24;
     size_t lens[kMaxArgs];
     if (argc > kMaxArgs) {
@@ -170,7 +173,7 @@ snowflake::StoreOutcome RedisRegistryStore::connect(snowflake::Error *err) {
     if (ctx_ != nullptr) {
         return snowflake::StoreOutcome::ok;
     }
-    const int64_t until = sf_monotonic_ns() + kRegistryTimeoutMs * kNsPerMs;
+    const int64_t until = sf_registry_call_until_ns();
     ctx_ = target_->unix_socket ? redisConnectUnixNonBlock(target_->socket_path)
                                 : redisConnectNonBlock(target_->host, target_->port);
     if (ctx_ == nullptr) {
@@ -233,11 +236,14 @@ snowflake::StoreOutcome RedisRegistryStore::connect(snowflake::Error *err) {
         if (r->type == REDIS_REPLY_ARRAY && r->elements == 2 &&
             r->element[1]->type == REDIS_REPLY_STRING &&
             strcmp(r->element[1]->str, "noeviction") != 0) {
-            char why[200];
-            snprintf(why, sizeof why,
-                     "maxmemory-policy is %s; the registry needs noeviction, or Redis may "
-                     "evict a live lease",
-                     r->element[1]->str);
+            // Redis's policies have short names; the text is Redis's all the same.
+            char policy[128];
+            sf_registry_quote(r->element[1]->str, r->element[1]->len, policy, sizeof policy);
+            constexpr char kFormat[] =
+                "maxmemory-policy is %s; the registry needs noeviction, or Redis may evict a "
+                "live lease";
+            char why[sizeof kFormat + sizeof policy];
+            snprintf(why, sizeof why, kFormat, policy);
             freeReplyObject(r);
             return unreachable("Redis may evict the registry's keys", why, err);
         }
@@ -300,10 +306,13 @@ snowflake::StoreOutcome RedisRegistryStore::run(Script script, int nargs, const 
             return snowflake::StoreOutcome::ok;
         }
         if (strcmp(element_text(r, 0), "refused") == 0) {
-            snowflake::fail(err, snowflake::ErrorCode::registry, "%s", element_text(r, 2));
-            if (element_text(r, 3)[0] != '\0') {
-                snowflake::set_detail(err, "%s", element_text(r, 3));
-            }
+            // The scripts' own texts fit whole (error.hpp); others are
+            // marked where cut, and logged.
+            snowflake::fail(err, snowflake::ErrorCode::registry, "%s", "");
+            const char *message = element_text(r, 2);
+            const char *detail = element_text(r, 3);
+            sf_registry_quote(message, strlen(message), err->message, sizeof err->message);
+            sf_registry_quote(detail, strlen(detail), err->detail, sizeof err->detail);
             freeReplyObject(r);
             return snowflake::StoreOutcome::refused;
         }

@@ -326,8 +326,8 @@ if is_live(lease, now) and not may_take(lease, h, previous_fence) then
             .. 'was stopped without a clean shutdown frees its id when its lease expires.')
 end
 record_layout()
-local fence = lease.fence
-if lease.holder_instance ~= h.instance then fence = fence + 1 end
+-- A new fence for every grant: see snowflake_registry_acquire.
+local fence = lease.fence + 1
 -- Strictly above every ID the old holder may have issued.
 local floor = math.max(lease.reserved_until_ms + lease.holder_max_clock_drift_ms, meta_floor())
 put_lease(target, new_lease(h, fence, drift, now, expires, floor))
@@ -372,7 +372,9 @@ if l == nil or l.fence ~= fence or l.holder_instance ~= instance or l.released_a
     return {'ok', '0'}
 end
 l.released_at_ms = now_ms()
-if bound > l.reserved_until_ms then l.reserved_until_ms = bound end
+-- The bound the holder gives, even below its last renewal's: see
+-- snowflake_registry_release (snowflake_id--1.5.sql).
+l.reserved_until_ms = bound
 put_lease(node, l)
 return {'ok', '1'}
 )lua";

@@ -41,6 +41,10 @@ XLogRecPtr sf_write_reservation_locked(uint64_t bound) {
     // Marks the file as this cluster's: a start-up check compares it with
     // pg_control (pg_shmem.cpp).
     record.system_id = GetSystemIdentifier();
+    // Where its WAL copy goes: a later start that finds this record older
+    // than the data directory reads the WAL from here for reservations made
+    // after it (pg_wal_scan.cpp).
+    record.checkpoint_lsn = GetXLogInsertRecPtr();
     // With a registry: the lease it was made under, so that a restart asks
     // for the same node id and proves it held it.
     if (sf_registry_configured()) {

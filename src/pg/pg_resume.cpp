@@ -27,28 +27,17 @@ int64_t sf_generator_clock_ms() {
 namespace {
 
 int64_t generator_clock_at(int64_t wall, bool may_end_catch_up) {
-    SharedState *s = sf_shared;
-    if (!s->catching_up.load(std::memory_order_acquire)) {
+    snowflake::SharedCatchUp &c = sf_shared->catch_up;
+    if (!c.running()) {
         return wall;
     }
-    const snowflake::CatchUp c{s->catch_up_base_unix_ms.load(std::memory_order_relaxed),
-                               s->catch_up_start_mono_ns.load(std::memory_order_relaxed)};
-    bool caught_up = false;
-    const int64_t now = snowflake::catch_up_now(c, wall, sf_monotonic_ns(), &caught_up);
-    if (caught_up && may_end_catch_up) {
-        s->catching_up.store(false, std::memory_order_relaxed);
-    }
-    return now;
+    return c.now(wall, sf_monotonic_ns(), may_end_catch_up);
 }
 
 }  // namespace
 
 int64_t sf_generator_clock_at(int64_t wall) {
     return generator_clock_at(wall, true);
-}
-
-int64_t sf_generator_clock_peek_at(int64_t wall) {
-    return generator_clock_at(wall, false);
 }
 
 int64_t sf_generator_clock_peek_ms() {
@@ -74,7 +63,8 @@ Refusal refusal_now(const SharedState *s) {
 // issued before (the exact floor a shutdown recorded, or the durable
 // reservation); the WARNING says when the clock is further behind than a
 // correct clock can be.
-void log_resume(const snowflake::ResumePlan &plan, int64_t now, bool exact, bool after_recovery) {
+void log_resume(const snowflake::ResumePlan &plan, int64_t now, bool exact, bool lead_from_lease,
+                bool after_recovery) {
     char resume_text[40];
     char now_text[40];
     snowflake::format_utc(plan.resume_unix_ms, resume_text, sizeof resume_text);
@@ -93,7 +83,12 @@ void log_resume(const snowflake::ResumePlan &plan, int64_t now, bool exact, bool
                          "the wall clock",
                          resume_text, source, static_cast<long long>(plan.lead_ms)),
                   after_recovery ? errdetail("%s", replayed) : 0));
-    if (plan.clock_suspect) {
+    if (plan.clock_suspect && lead_from_lease) {
+        ereport(LOG,
+                (errmsg("snowflake_id: the lead comes from the node id lease the last run took "
+                        "over from another holder, whose bound lay ahead of the clock; the "
+                        "catch-up clock goes on from there")));
+    } else if (plan.clock_suspect) {
         ereport(WARNING,
                 (errmsg("snowflake_id: the wall clock (%s) is %lld ms behind %s", now_text,
                         static_cast<long long>(plan.lead_ms), source),
@@ -112,7 +107,7 @@ void log_refusal(const SharedState *s, Refusal refusal) {
         ereport(WARNING, (errmsg("snowflake_id: the state file \"%s\" is unreadable; "
                                  "snowflake_nextval() refuses to issue IDs",
                                  sf_state_file_name),
-                          errhint("%s", sf_state_file_way_out)));
+                          sf_errhint_state_file_way_out()));
         return;
     }
     if (refusal == Refusal::state_stale) {
@@ -121,7 +116,7 @@ void log_refusal(const SharedState *s, Refusal refusal) {
         ereport(WARNING, (errmsg("snowflake_id: the state file \"%s\" is older than the data "
                                  "directory; snowflake_nextval() refuses to issue IDs",
                                  sf_state_file_name),
-                          errdetail("%s", text.detail), errhint("%s", sf_state_file_way_out)));
+                          errdetail("%s", text.detail), sf_errhint_state_file_way_out()));
         return;
     }
     LayoutTexts texts;
@@ -151,6 +146,7 @@ void sf_resume_at_lease_floor(int64_t floor_unix_ms, int64_t node) {
     }
     sf_raise_to(s->floor, floor_id);
     s->floor_is_exact = false;
+    s->floor_raised_by_lease = std::max(s->floor_raised_by_lease, floor_id);
     const int64_t now = sf_wall_clock_ms();
     // The old holder's bound is as far ahead as its renewals reached: any
     // lead is normal here, and no WARNING is due.
@@ -160,12 +156,17 @@ void sf_resume_at_lease_floor(int64_t floor_unix_ms, int64_t node) {
     // reads past it: the backends' readings end it (at once if they are past
     // it too), so a clock read here alone cannot leave them without it.
     // (libfaketime in the tests can leave this worker on the real clock.)
-    // Never moved back while it runs ahead.
-    const bool running = s->catching_up.load(std::memory_order_acquire);
-    if (!running || plan.resume_unix_ms > sf_generator_clock_peek_at(now)) {
-        s->catch_up_base_unix_ms.store(plan.resume_unix_ms);
-        s->catch_up_start_mono_ns.store(sf_monotonic_ns());
-        s->catching_up.store(true, std::memory_order_release);
+    // A catch-up still running is compared by its own time, not by this
+    // process's clock: raised to the floor if it lies below, never moved
+    // back. (Compared by this process's clock, a catch-up left from the
+    // start below the new floor stayed, and backends whose clock was behind
+    // this worker's raised "the wall clock is N ms behind" under it: the
+    // flaky registry_failover_on_redis.)
+    if (!s->catch_up.running() ||
+        plan.resume_unix_ms >
+            s->catch_up.now(std::numeric_limits<int64_t>::min(), sf_monotonic_ns(), false)) {
+        s->catch_up.start(plan.resume_unix_ms, sf_monotonic_ns());
+        s->catch_up_from_lease = true;
     }
     LWLockRelease(s->lock);
     char resume_text[40];
@@ -176,8 +177,18 @@ void sf_resume_at_lease_floor(int64_t floor_unix_ms, int64_t node) {
                          static_cast<long long>(std::max<int64_t>(plan.lead_ms, 0)))));
 }
 
+// Its numbers are two %X of 8 digits at most and `covers`.
+constexpr char kStaleFormat[] =
+    "The server was last shut down cleanly (checkpoint at %X/%X), and a clean shutdown writes the "
+    "file, but this file was written before that (it covers IDs up to %s), and the WAL since it "
+    "was written does not show that only runs without snowflake_id preloaded came between: it "
+    "holds later reservations (the file was restored from a backup or copied back), or it is no "
+    "longer in pg_wal (such runs went on for long). Resuming from it could repeat IDs issued "
+    "after it was written.";
+
 void sf_describe_stale_state(const SharedState *s, StaleStateText *out) {
     char covers[40] = "an unknown time";
+    static_assert(sizeof kStaleFormat + 2 * 8 + sizeof covers < sizeof out->detail);
     snowflake::Layout layout;
     snowflake::Error err;
     if (snowflake::layout_of(s->stored, &layout, &err)) {
@@ -186,16 +197,14 @@ void sf_describe_stale_state(const SharedState *s, StaleStateText *out) {
                 static_cast<int64_t>(s->stored.id_bound >> layout.timestamp_shift()),
             covers, sizeof covers);
     }
-    snprintf(out->detail, sizeof out->detail,
-             "The server was last shut down cleanly (checkpoint at %X/%X), and a clean shutdown "
-             "writes the file, but this file was written before that (it covers IDs up to %s): it "
-             "was restored from a backup or copied back, and knows nothing of the IDs issued "
-             "after it was written. Resuming from it could repeat them.",
+    snprintf(out->detail, sizeof out->detail, kStaleFormat,
              static_cast<unsigned>(s->last_shutdown_lsn >> 32),
              static_cast<unsigned>(s->last_shutdown_lsn), covers);
 }
 
 void sf_describe_layouts(const snowflake::StateRecord &stored, LayoutTexts *out) {
+    static_assert(snowflake::kLayoutTextMax < sizeof out->stored &&
+                  snowflake::kLayoutTextMax < sizeof out->configured);
     snowflake::Layout layout;
     snowflake::Error err;
     if (snowflake::layout_of(stored, &layout, &err)) {
@@ -220,7 +229,7 @@ void sf_resume(bool after_recovery) {
     }
     if (refusal != Refusal::none) {
         s->refusal.store(static_cast<int>(refusal));
-        s->catching_up.store(false);
+        s->catch_up.stop();
         LWLockRelease(s->lock);
         log_refusal(s, refusal);
         return;
@@ -233,13 +242,18 @@ void sf_resume(bool after_recovery) {
     // they cover.
     const int64_t normal_lead = sf_max_clock_drift_ms + 1 + (exact ? 0 : kReservationWindowMs);
     const snowflake::ResumePlan plan = snowflake::plan_resume(sf_layout, floor, now, normal_lead);
+    // A lead that the last run's lease explained (StateRecord::lead_from_lease)
+    // stays explained while the catch-up clock runs on from it.
+    const bool lead_from_lease = exact && s->have_stored && s->stored.lead_from_lease;
     if (plan.catch_up) {
-        s->catch_up_base_unix_ms.store(plan.resume_unix_ms);
-        s->catch_up_start_mono_ns.store(sf_monotonic_ns());
+        s->catch_up.start(plan.resume_unix_ms, sf_monotonic_ns());
+        s->catch_up_from_lease = lead_from_lease;
+    } else {
+        s->catch_up.stop();
+        s->catch_up_from_lease = false;
     }
-    s->catching_up.store(plan.catch_up, std::memory_order_release);
     // Last: a backend that sees the refusal lifted must see the clock set.
     s->refusal.store(static_cast<int>(refusal), std::memory_order_release);
     LWLockRelease(s->lock);
-    log_resume(plan, now, exact, after_recovery);
+    log_resume(plan, now, exact, lead_from_lease, after_recovery);
 }

@@ -6,7 +6,7 @@
 //    `reservation.below`, which is raised only after the reservation it
 //    stands for is durable: written to the state file, logged in WAL,
 //    flushed, and confirmed by the synchronous standbys if there are any.
-//    `catching_up` and the catch-up fields, `refusal`: atomics, read without
+//    `catch_up` (a seqlock of its own) and `refusal`: atomics, read without
 //    a lock.
 //  - `lock` (an LWLock of our own tranche) serialises everything that writes
 //    the state file or a WAL record, and guards the fields below it. It is
@@ -21,7 +21,9 @@
 #include <atomic>
 #include <cstdint>
 
+#include "core/catch_up_state.hpp"
 #include "core/generator.hpp"
+#include "core/registry.hpp"
 #include "core/resume.hpp"
 #include "core/state_record.hpp"
 #include "pg_glue.hpp"
@@ -99,14 +101,19 @@ struct LeaseState {
     std::atomic<uint64_t> switch_attempts{0};
     std::atomic<Latch *> worker_latch{nullptr};
     ConditionVariable changed;
-    // Under SharedState::lock: the registry as messages name it (no
-    // password) and the last error from it, for messages and the status.
-    char registry[256] = {};
-    char message[1024] = {};
+    // Under SharedState::lock: the last error from the registry, for
+    // messages and the status: a core Error's message, ": " and its detail,
+    // whole. (The registry as messages name it is not kept here: every
+    // process has the setting, sf_describe_registry.)
+    char message[sizeof snowflake::Error::message + sizeof snowflake::Error::detail + 1] = {};
 };
 
 // How long one connection attempt or query to the registry may take.
 inline constexpr int64_t kRegistryTimeoutMs = 5000;
+using snowflake::kNsPerMs;
+// When a registry call started now must give up: after kRegistryTimeoutMs,
+// or at the lease's deadline if that comes first (pg_registry.cpp).
+int64_t sf_registry_call_until_ns();
 
 // The published word: the status (4 bits), the node + 1 (32 bits: the
 // registry leases node ids of up to 30 bits) and the count of publications
@@ -131,11 +138,9 @@ struct SharedState {
     snowflake::Reservation reservation;
     std::atomic<int> refusal{0};  // a Refusal
 
-    // The catch-up clock (src/core/resume.hpp); the fields are set before
-    // catching_up is, and read after it.
-    std::atomic<bool> catching_up{false};
-    std::atomic<int64_t> catch_up_base_unix_ms{0};
-    std::atomic<int64_t> catch_up_start_mono_ns{0};
+    // The catch-up clock (src/core/resume.hpp): started and stopped under
+    // `lock`, read and ended by every backend (src/core/catch_up_state.hpp).
+    snowflake::SharedCatchUp catch_up;
 
     // Clock-step detection for snowflake_status (pg_generate.cpp), on a
     // cache line of its own so that it does not slow the CAS on `floor`.
@@ -165,6 +170,27 @@ struct SharedState {
     // With Refusal::state_stale: the checkpoint of the clean shutdown the
     // state file does not match, for messages.
     uint64_t last_shutdown_lsn = 0;
+    // The floor moves without a record of its own in two places: a lease
+    // taken over raises it to the lease's floor, a switch of node id lowers
+    // it. The shutdown's sanity check of the floor (pg_shmem.cpp) allows
+    // for both.
+    uint64_t floor_raised_by_lease = 0;
+    uint64_t floor_lowered_by_switch = UINT64_MAX;
+    // The record read at start is the exact one the clean shutdown that
+    // pg_control names wrote (or the last run with the library wrote, only
+    // runs without it having come since: pg_wal_scan.cpp): its node id,
+    // fence and floor describe the last run that could issue exactly (the
+    // registry worker takes that lease back without the registry's margin).
+    bool state_closes_last_shutdown = false;
+    // With a registry, a state file that is unreadable or older than the
+    // data directory is set aside: the generator starts at the clock plus
+    // max_clock_drift, and the lease's floor takes it above every ID issued
+    // on its node id (pg_shmem.cpp).
+    bool state_set_aside = false;
+    // The catch-up clock runs because a lease taken over from another
+    // holder put the floor ahead of the clock, not because the clock went
+    // back: the exact record at shutdown says so (StateRecord::lead_from_lease).
+    bool catch_up_from_lease = false;
     LeaseState lease;
 };
 
@@ -202,8 +228,14 @@ int64_t sf_generator_clock_at(int64_t wall_unix_ms);
 // backends, which issue by their own readings (and libfaketime in the tests
 // can leave the worker on the real clock).
 int64_t sf_generator_clock_peek_ms();
-int64_t sf_generator_clock_peek_at(int64_t wall_unix_ms);
 int64_t sf_monotonic_ns();
+
+// Whether the lease's deadline has passed: the lease is over, whether or
+// not the registry worker, which may be waiting on a hung registry, has
+// published it expired yet.
+inline bool sf_lease_past_deadline(const LeaseState &lease) {
+    return sf_monotonic_ns() >= lease.deadline_mono_ns.load(std::memory_order_relaxed);
+}
 
 // pg_state_file.cpp. Both return 0 or an errno; they never raise, so the
 // postmaster can use them.
@@ -218,9 +250,10 @@ extern const char *const sf_state_file_name;
 
 // pg_state_file.cpp: writes under `lock`, raising ERROR on failure.
 void sf_store_record_locked(const snowflake::StateRecord &record);
-// The way out of an unreadable or stale state file that is safe as written
-// (a HINT), shared by the start-up WARNING and the ERRORs.
-extern const char *const sf_state_file_way_out;
+// The way out of an unreadable or stale state file that is safe as written,
+// naming the file's full path: an errhint() for the start-up WARNING and
+// the ERRORs.
+int sf_errhint_state_file_way_out();
 
 // pg_registry.cpp: the background worker that leases the node id.
 void sf_register_registry_worker();
@@ -232,8 +265,16 @@ void sf_resume_at_lease_floor(int64_t floor_unix_ms, int64_t node);
 // raises.
 bool sf_read_last_shutdown(snowflake::LastShutdown *out);
 
+// pg_wal_scan.cpp: whether a state record older than the last clean
+// shutdown is still right, because only runs without the library came
+// between (the WAL from the record's checkpoint to the shutdown's holds no
+// reservation). Logs when it is. False when it cannot tell.
+bool sf_state_unchanged_since(const snowflake::StateRecord &record,
+                              const snowflake::LastShutdown &shutdown);
+
 // pg_wal.cpp
 void sf_register_wal_rmgr();
+int sf_wal_rmgr_id();
 XLogRecPtr sf_log_record(const snowflake::StateRecord &record);
 
 // pg_reserve.cpp
@@ -271,6 +312,6 @@ void sf_describe_layouts(const snowflake::StateRecord &stored, LayoutTexts *out)
 
 // Why a stale state file (Refusal::state_stale) is not trusted, for a DETAIL.
 struct StaleStateText {
-    char detail[512];
+    char detail[640];
 };
 void sf_describe_stale_state(const SharedState *s, StaleStateText *out);

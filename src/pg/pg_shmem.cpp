@@ -84,17 +84,42 @@ void start_fresh(SharedState *s) {
                             sf_state_file_name)));
 }
 
+// With a registry, a state file that cannot be used is set aside instead
+// of refused: every ID on a node id is below the bound the registry records
+// for it, so the lease's floor is a safe floor for the IDs of the leased
+// node id, and nothing is issued before a lease is granted. The generator
+// starts as without a file, and the next shutdown writes a new one.
+void set_state_aside(SharedState *s, const char *why) {
+    s->state_set_aside = true;
+    s->have_stored = false;
+    start_fresh(s);
+    s->floor_at_start = s->floor.load();
+    ereport(WARNING,
+            (errmsg("snowflake_id: the state file \"%s/%s\" %s; it is set aside", DataDir,
+                    sf_state_file_name, why),
+             errdetail("With a registry of node ids, the generator starts at the wall clock plus "
+                       "max_clock_drift, and above the bound the registry recorded for the node "
+                       "id it leases, which lies above every ID issued on that node id. The next "
+                       "clean shutdown writes the file anew.")));
+}
+
 // Reads the state file into a new SharedState (in the postmaster).
 void load_state(SharedState *s) {
     StateFileRead read;
     const int rc = sf_state_file_read(&read);
     if (rc != 0 || (read.found && !read.valid)) {
-        s->refusal = static_cast<int>(Refusal::state_unreadable);
         if (rc != 0) {
             errno = rc;
-            ereport(WARNING,
-                    (errmsg("snowflake_id: could not read \"%s\": %m", sf_state_file_name)));
+            ereport(WARNING, (errmsg("snowflake_id: could not read \"%s/%s\": %m", DataDir,
+                                     sf_state_file_name)));
         }
+        if (sf_registry_configured()) {
+            set_state_aside(s, rc != 0 ? "cannot be read" : "holds no valid record");
+            s->reservation.below = s->floor.load();
+            s->reservation.renew_at = s->floor.load();
+            return;
+        }
+        s->refusal = static_cast<int>(Refusal::state_unreadable);
         sf_resume(false);  // logs the refusal
         return;
     }
@@ -104,11 +129,23 @@ void load_state(SharedState *s) {
         s->floor = read.record.id_bound;
         s->floor_is_exact = read.record.exact;
         s->exact_run_id = read.record.run_id;
+        s->catch_up_from_lease = read.record.exact && read.record.lead_from_lease;
         snowflake::LastShutdown shutdown;
-        if (sf_read_last_shutdown(&shutdown) &&
-            snowflake::written_before_last_shutdown(read.record, shutdown)) {
-            s->refusal = static_cast<int>(Refusal::state_stale);
-            s->last_shutdown_lsn = shutdown.checkpoint_lsn;
+        if (sf_read_last_shutdown(&shutdown)) {
+            if (!snowflake::written_before_last_shutdown(read.record, shutdown)) {
+                s->state_closes_last_shutdown = shutdown.clean && read.record.exact &&
+                                                read.record.system_id == shutdown.system_id;
+            } else if (sf_state_unchanged_since(read.record, shutdown)) {
+                // Only runs without the library came between: the file is
+                // still the exact record of the last run that could issue.
+                s->state_closes_last_shutdown =
+                    read.record.exact && read.record.system_id == shutdown.system_id;
+            } else if (sf_registry_configured()) {
+                set_state_aside(s, "is older than the data directory");
+            } else {
+                s->refusal = static_cast<int>(Refusal::state_stale);
+                s->last_shutdown_lsn = shutdown.checkpoint_lsn;
+            }
         }
     } else {
         start_fresh(s);
@@ -118,7 +155,7 @@ void load_state(SharedState *s) {
     // reservation, and renewals start from there (renew_at only grows).
     s->reservation.below = s->floor.load();
     s->reservation.renew_at = s->floor.load();
-    if (read.found) {
+    if (read.found && !s->state_set_aside) {
         sf_resume(false);
     }
 }
@@ -129,7 +166,8 @@ void load_state(SharedState *s) {
 // it lets the next start resume right after the last ID instead of at the
 // end of the reservation. Crash recovery may raise it again from WAL. The
 // record carries the checkpoint pg_control now names: after a clean
-// shutdown, that is the mark the next start looks for (load_state). Never
+// shutdown, that is the mark the next start looks for (load_state), and the
+// lease the run ended with, which the next run asks for again. Never
 // raises: a failure only costs that precision, or after a clean shutdown a
 // refusal at the next start (the file is then not that shutdown's).
 //
@@ -140,24 +178,43 @@ void load_state(SharedState *s) {
 void save_exact_floor(int, Datum) {
     SharedState *s = sf_shared;
     const auto refusal = s == nullptr ? Refusal::none : static_cast<Refusal>(s->refusal.load());
-    if (s == nullptr || !s->have_stored ||
-        (refusal != Refusal::none && refusal != Refusal::layout_changed)) {
+    if (s == nullptr || (refusal != Refusal::none && refusal != Refusal::layout_changed) ||
+        (refusal == Refusal::layout_changed && !s->have_stored)) {
         return;
     }
     const uint64_t floor = s->floor.load();
-    // Every ID of this run is below the stored bound, and the floor never
-    // went below where the run started. A value outside that range can only
-    // come from memory a crashed backend scribbled over: then keep the
-    // reservation, which is on disk.
-    if (floor > s->stored.id_bound || floor < s->floor_at_start) {
+    // Every ID of this run is below the stored bound or a lease's floor, and
+    // the floor never went below where the run started, or where a switch
+    // of node id put it. A value outside that range can only come from
+    // memory a crashed backend scribbled over: then keep the reservation,
+    // which is on disk.
+    const uint64_t highest = std::max(
+        {s->have_stored ? s->stored.id_bound : 0, s->floor_at_start, s->floor_raised_by_lease});
+    const uint64_t lowest = std::min(s->floor_at_start, s->floor_lowered_by_switch);
+    if (floor > highest || floor < lowest) {
         return;
     }
-    snowflake::StateRecord record = s->stored;
+    snowflake::StateRecord record =
+        s->have_stored ? s->stored : snowflake::state_record_for(sf_layout, 0, 0, 0);
+    if (!s->have_stored) {
+        // A file set aside: the new record must outrank both of its slots.
+        record.generation = s->stored.generation;
+    }
     record.id_bound = floor;
     record.generation += 1;
     record.exact = true;
     record.run_id = s->run_id;
+    if (refusal == Refusal::none && sf_registry_configured() && s->lease.fence.load() > 0) {
+        // The lease the run ended with, even when it issued nothing on it:
+        // the next run proves with its fence that it may take it back.
+        record.node_id = static_cast<int32_t>(s->lease.node.load());
+        record.fence = s->lease.fence.load();
+    }
+    record.lead_from_lease =
+        s->catch_up_from_lease && s->catch_up.running() &&
+        s->catch_up.now(sf_wall_clock_ms(), sf_monotonic_ns(), false) > sf_wall_clock_ms();
     snowflake::LastShutdown shutdown;
+    record.checkpoint_lsn = 0;
     if (sf_read_last_shutdown(&shutdown)) {
         record.system_id = shutdown.system_id;
         record.checkpoint_lsn = shutdown.checkpoint_lsn;
@@ -165,8 +222,8 @@ void save_exact_floor(int, Datum) {
     const int rc = sf_state_file_write(record);
     if (rc != 0) {
         errno = rc;
-        ereport(LOG, (errmsg("snowflake_id: could not record the exact floor in \"%s\": %m",
-                             sf_state_file_name),
+        ereport(LOG, (errmsg("snowflake_id: could not record the exact floor in \"%s/%s\": %m",
+                             DataDir, sf_state_file_name),
                       errdetail("The next start resumes at the end of the last reservation.")));
     }
 }

@@ -15,6 +15,7 @@ extern "C" {
 #include <unistd.h>
 
 #include "common/file_perm.h"
+#include "miscadmin.h"
 #include "storage/fd.h"
 }
 
@@ -25,12 +26,17 @@ const char *const sf_state_file_name = "snowflake_id.state";
 // them. Without the file the generator starts at the wall clock plus
 // max_clock_drift (pg_shmem.cpp), above every ID of a run that ended more
 // than a second before on a clock that was right.
-const char *const sf_state_file_way_out =
-    "Do not restore the file from a backup: it knows nothing of IDs issued after the backup. "
-    "If this server's clock is right and was never set back, remove the file and restart (at "
-    "least a second after the server last issued IDs): the generator then starts above every ID "
-    "issued before. Otherwise remove it and give the server a worker id that no server has used. "
-    "See the README, section \"Failure modes\".";
+// The file is named by its full path (DataDir is absolute), so that the DBA
+// removes the right one.
+int sf_errhint_state_file_way_out() {
+    return errhint(
+        "Do not restore the file from a backup: it knows nothing of IDs issued after the backup. "
+        "If this server's clock is right and was never set back, remove the file (%s/%s) and "
+        "restart (at least a second after the server last issued IDs): the generator then starts "
+        "above every ID issued before. Otherwise remove it and give the server a worker id that "
+        "no server has used. See the README, section \"Guarantees and failure modes\".",
+        DataDir, sf_state_file_name);
+}
 
 namespace {
 

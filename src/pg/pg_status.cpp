@@ -114,7 +114,7 @@ extern "C" Datum snowflake_status(PG_FUNCTION_ARGS) {
     const int shift = layout.timestamp_shift();
     const uint64_t floor = sf_shared->floor.load(std::memory_order_acquire);
     const uint64_t below = sf_shared->reservation.below.load(std::memory_order_acquire);
-    const bool catching_up = sf_shared->catching_up.load(std::memory_order_acquire);
+    const bool catching_up = sf_shared->catch_up.running();
     const int64_t wall = sf_wall_clock_ms();
     const int64_t clock = sf_generator_clock_at(wall);
 
@@ -169,7 +169,12 @@ extern "C" Datum snowflake_status(PG_FUNCTION_ARGS) {
     const bool registry = sf_registry_configured();
     const LeaseState &lease = sf_shared->lease;
     const int64_t lease_word_now = lease.published.load();
-    const auto lease_status = lease_status_of(lease_word_now);
+    // Past its deadline a lease is expired, as a call sees it
+    // (pg_generate.cpp), even while the worker still waits on a hung
+    // registry and has not published it.
+    const bool overdue = lease_status_of(lease_word_now) == LeaseStatus::held &&
+                         sf_lease_past_deadline(sf_shared->lease);
+    const auto lease_status = overdue ? LeaseStatus::expired : lease_status_of(lease_word_now);
     if (registry) {
         // The node in use is the lease's, while there is one.
         const int64_t node = lease_status == LeaseStatus::held ? lease_node_of(lease_word_now) : -1;
@@ -214,9 +219,12 @@ extern "C" Datum snowflake_status(PG_FUNCTION_ARGS) {
     values[kLeaseFailures] = Int64GetDatum(static_cast<int64_t>(lease.failures.load()));
     values[kLeaseSwitches] = Int64GetDatum(static_cast<int64_t>(lease.switches.load()));
     if (registry) {
+        values[kRegistry] = CStringGetTextDatum(sf_describe_registry());
         LWLockAcquire(sf_shared->lock, LW_SHARED);
-        values[kRegistry] = CStringGetTextDatum(lease.registry);
-        values[kLeaseMessage] = CStringGetTextDatum(lease.message);
+        values[kLeaseMessage] = CStringGetTextDatum(
+            overdue && lease.message[0] == '\0'
+                ? "no renewal confirmed by the lease's deadline: the registry has not answered yet"
+                : lease.message);
         LWLockRelease(sf_shared->lock);
         const int64_t expires = lease.expires_unix_ms.load();
         nulls[kLeaseExpiresAt] = expires == 0;

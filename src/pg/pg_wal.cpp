@@ -110,3 +110,7 @@ XLogRecPtr sf_log_record(const snowflake::StateRecord &record) {
     XLogRegisterData(reinterpret_cast<char *>(bytes), sizeof bytes);
     return XLogInsert(kRmgrId, kInfoReserve);
 }
+
+int sf_wal_rmgr_id() {
+    return kRmgrId;
+}

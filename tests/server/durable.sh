@@ -92,6 +92,9 @@ sf_expect_match "snowflake_nextval() refuses" \
     'ERROR: +snowflake_id cannot tell which IDs were issued before: the state file "snowflake_id.state" is unreadable' \
     "$out"
 sf_expect_match "... with advice that is safe as written" 'HINT: +Do not restore the file from a backup' "$out"
+grep -Fq -- "remove the file ($state) and restart" <<<"$out" ||
+    sf_die "the HINT does not name the file by its full path ($state): $out"
+sf_log "ok: ... naming the file by its full path"
 sf_expect_eq "... with SQLSTATE data_corrupted" XX001 "$(sf_psql d -c "
     DO \$\$ BEGIN PERFORM snowflake_nextval(); EXCEPTION WHEN OTHERS THEN
         RAISE NOTICE '%', SQLSTATE; END \$\$" 2>&1 | sed -n 's/.*NOTICE: *//p')"

@@ -70,9 +70,13 @@ sf_start l || sf_die "server with a later epoch did not start"
 sf_expect_eq "later epoch: the test means something (IDs of now sort below old ones)" t \
     "$(sf_psql l -c "SELECT snowflake_from_timestamp(now()) < (SELECT max(id) FROM ids)")"
 expect_refused_then_accepted "later epoch"
-sf_expect_match "later epoch: accepting warns that the old IDs lie an hour ahead" \
-    'WARNING: +snowflake_id: the wall clock .* is 36[0-9]{5} ms behind the durable reservation' \
-    "$(cat "$SF_WORK/accept.err")"
+# An hour, less the time since the last old ID (restarts included: more
+# than max_clock_drift on a loaded machine), plus what that ID borrowed.
+lead=$(sed -n 's/.*WARNING: *snowflake_id: the wall clock .* is \([0-9]*\) ms behind the durable reservation.*/\1/p' \
+    "$SF_WORK/accept.err")
+[ -n "$lead" ] && [ "$lead" -ge 3540000 ] && [ "$lead" -le 3602000 ] ||
+    sf_die "later epoch: accepting should warn that the old IDs lie an hour ahead: $(cat "$SF_WORK/accept.err")"
+sf_log "ok: later epoch: accepting warns that the old IDs lie an hour ahead ($lead ms)"
 
 
 # 2. Other widths, the epoch kept: 10 sequence bits, 12 worker bits.

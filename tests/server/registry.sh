@@ -118,6 +118,33 @@ sf_expect_match "a node with another layout is refused a lease, naming both layo
     "$(sf_psql wide -c "SELECT lease_message FROM snowflake_status")"
 sf_stop wide
 
+# A node in a data directory of a very long path, with another epoch: the
+# refusal names both layouts whole, this server's epoch last, in
+# snowflake_status and in the ERROR (no buffer on the way cuts it).
+sf_new far "snowflake_id.worker_id = 'auto'" "snowflake_id.epoch = '2021-01-01'" \
+    "$registry_conf" "$ttl_conf"
+far_dir=$SF_WORK/far
+for _ in 1 2 3 4; do far_dir=$far_dir/$(printf 'd%.0s' {1..200}); done
+far_dir=$far_dir/data
+sf_as_server mkdir -p "$(dirname "$far_dir")"
+sf_as_server mv "$(sf_datadir far)" "$far_dir"
+sf_as_server ln -s "$far_dir" "$(sf_datadir far)"  # for sf_stop
+sf_as_server "$SF_STAGE_BIN/pg_ctl" -D "$far_dir" -l "$SF_WORK/far/server.log" -w -t 60 start \
+    >/dev/null || sf_die "far did not start"
+sf_psql far -c "CREATE EXTENSION snowflake_id"
+sf_poll far "SELECT lease_state FROM snowflake_status" refused
+sf_expect_eq "far's data directory path is ${#far_dir} bytes long" "$far_dir" \
+    "$(sf_psql far -c "SHOW data_directory")"
+far_layouts='The registry.s cluster uses 0 datacenter, 10 worker and 12 sequence bits from epoch 2020-01-01 00:00:00\.000Z \(recorded by .*\); this server runs 0 datacenter, 10 worker and 12 sequence bits from epoch 2021-01-01 00:00:00\.000Z\. IDs of different layouts cannot be compared or decoded together\.'
+sf_expect_match "a node with another epoch is refused, naming both layouts whole" \
+    "^the layout of this server differs from the cluster.s: $far_layouts\$" \
+    "$(sf_psql far -c "SELECT lease_message FROM snowflake_status")"
+out=$(sf_psql far -c "SELECT snowflake_nextval()" 2>&1 || true)
+sf_expect_match "... and snowflake_nextval()'s DETAIL names both whole" \
+    "DETAIL: +Registry .*: the layout of this server differs from the cluster.s: $far_layouts\\.\$" \
+    "$out"
+sf_stop far
+
 # --- a drift the lease cannot cover is warned about at start -----------------
 sf_new drifty "snowflake_id.worker_id = 'auto'" "$registry_conf" "$ttl_conf" \
     "snowflake_id.max_clock_drift = '3s'"

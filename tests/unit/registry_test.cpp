@@ -53,3 +53,21 @@ TEST(Registry, ClockFarBehindOnlyPastTheDrift) {
     const uint64_t carried = ((uint64_t{10'000} << 22) | (uint64_t{3} << 12) | 0xFFF) + 1;
     EXPECT_FALSE(snowflake::clock_far_behind(layout, carried, epoch + 9'000, 1000));
 }
+
+// A give-back at a clean stop records the exact floor as a time: every ID
+// below the floor carries an earlier time, and the next holder's first ID
+// (at lease_id_bound of it) is at or above the floor.
+TEST(Registry, ExactBoundOfAFloorIsTheLeastSafeOne) {
+    const Layout layout;
+    const int64_t epoch = layout.epoch_unix_ms();
+    const uint64_t start_of_ms = static_cast<uint64_t>(layout.compose(5000, 0, 0));
+    EXPECT_EQ(snowflake::exact_bound_unix_ms(layout, start_of_ms), epoch + 5000);
+    EXPECT_EQ(snowflake::exact_bound_unix_ms(layout, start_of_ms + 1), epoch + 5001);
+    const uint64_t last_in_ms = static_cast<uint64_t>(layout.compose(5000, 3, 17));
+    EXPECT_EQ(snowflake::exact_bound_unix_ms(layout, last_in_ms + 1), epoch + 5001);
+    for (uint64_t floor : {start_of_ms, start_of_ms + 1, last_in_ms, last_in_ms + 1}) {
+        const int64_t bound = snowflake::exact_bound_unix_ms(layout, floor);
+        EXPECT_GE(snowflake::lease_id_bound(layout, bound), floor);
+        EXPECT_LT(snowflake::lease_id_bound(layout, bound - 1), floor);
+    }
+}

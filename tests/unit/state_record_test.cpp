@@ -59,6 +59,26 @@ TEST(StateRecord, RoundTrips) {
     encode_state(reservation, bytes);
     ASSERT_TRUE(decode_state(bytes, sizeof bytes, &back));
     EXPECT_FALSE(back.exact);
+    EXPECT_FALSE(back.lead_from_lease);
+}
+
+// The lease flag shares the byte of `exact`: an older reader, which takes
+// any non-zero byte as exact, still reads an exact record.
+TEST(StateRecord, LeadFromLeaseSharesTheExactByte) {
+    unsigned char bytes[kStateRecordSize];
+    StateRecord record = sample();
+    record.lead_from_lease = true;
+    encode_state(record, bytes);
+    EXPECT_EQ(bytes[35], 3);
+    StateRecord back;
+    ASSERT_TRUE(decode_state(bytes, sizeof bytes, &back));
+    EXPECT_TRUE(back.exact);
+    EXPECT_TRUE(back.lead_from_lease);
+    record.lead_from_lease = false;
+    encode_state(record, bytes);
+    EXPECT_EQ(bytes[35], 1);
+    ASSERT_TRUE(decode_state(bytes, sizeof bytes, &back));
+    EXPECT_FALSE(back.lead_from_lease);
 }
 
 TEST(StateRecord, EncodingIsLittleEndianAndFixed) {

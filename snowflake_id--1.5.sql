@@ -1,0 +1,889 @@
+-- snowflake_id 1.5
+\echo Use "CREATE EXTENSION snowflake_id" to load this file. \quit
+
+-- VOLATILE: every call returns a new ID. PARALLEL RESTRICTED: the generator
+-- itself works from any process, but keeping calls in the leader keeps one
+-- session's IDs in the order its rows are produced.
+CREATE FUNCTION snowflake_nextval() RETURNS bigint
+AS 'MODULE_PATHNAME', 'snowflake_nextval'
+LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION snowflake_nextval() IS
+'Next Snowflake ID of this server: unique across servers with different node ids, strictly increasing on this server';
+
+-- The decoders read the layout settings, which are fixed while the server
+-- runs: STABLE, not IMMUTABLE, since a restart with another layout would
+-- change their results.
+CREATE FUNCTION snowflake_decode(id bigint, OUT ts timestamptz, OUT datacenter_id integer,
+                                 OUT worker_id integer, OUT sequence integer)
+RETURNS record
+AS 'MODULE_PATHNAME', 'snowflake_decode'
+LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION snowflake_decode(bigint) IS
+'Splits a Snowflake ID into its time, datacenter id, worker id and sequence, by this server''s layout';
+
+CREATE FUNCTION snowflake_timestamp(id bigint) RETURNS timestamptz
+AS 'MODULE_PATHNAME', 'snowflake_timestamp'
+LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION snowflake_timestamp(bigint) IS
+'The time (to the millisecond) carried by a Snowflake ID, by this server''s layout';
+
+CREATE FUNCTION snowflake_from_timestamp(ts timestamptz) RETURNS bigint
+AS 'MODULE_PATHNAME', 'snowflake_from_timestamp'
+LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION snowflake_from_timestamp(timestamptz) IS
+'The smallest ID that can carry the given time: WHERE id >= snowflake_from_timestamp(t) selects every ID made at or after t';
+
+-- VOLATILE and PARALLEL UNSAFE: it writes the state file and WAL. Only
+-- superusers: it changes what every session's IDs mean. The function checks
+-- too, so that a GRANT alone cannot open it up.
+CREATE FUNCTION snowflake_accept_layout() RETURNS bigint
+AS 'MODULE_PATHNAME', 'snowflake_accept_layout'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+REVOKE ALL ON FUNCTION snowflake_accept_layout() FROM PUBLIC;
+
+COMMENT ON FUNCTION snowflake_accept_layout() IS
+'Superuser only: accept the configured layout and epoch after a change, continuing above every ID issued before; returns the bound new IDs start from';
+
+-- STABLE like snowflake_decode(id): it packs by the server's layout settings.
+CREATE FUNCTION snowflake_compose(ts timestamptz, worker_id integer, sequence integer,
+                                  datacenter_id integer DEFAULT 0)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'snowflake_compose'
+LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION snowflake_compose(timestamptz, integer, integer, integer) IS
+'The ID that snowflake_decode(id) splits into these fields, by this server''s layout; the time is truncated to the millisecond';
+
+-- IMMUTABLE: the layout is an argument, and nothing else goes in, so the
+-- result never changes; usable in index expressions and partition bounds.
+CREATE FUNCTION snowflake_decode(id bigint, layout text, OUT ts timestamptz,
+                                 OUT datacenter_id integer, OUT worker_id integer,
+                                 OUT sequence integer)
+RETURNS record
+AS 'MODULE_PATHNAME', 'snowflake_decode_foreign'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION snowflake_decode(bigint, text) IS
+'Splits an ID minted elsewhere by a preset layout (twitter, discord, instagram, sonyflake) or a spec such as ''time=41,datacenter=5,worker=5,sequence=12;epoch=1288834974657;unit=1ms''';
+
+CREATE FUNCTION snowflake_timestamp(id bigint, layout text) RETURNS timestamptz
+AS 'MODULE_PATHNAME', 'snowflake_timestamp_foreign'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION snowflake_timestamp(bigint, text) IS
+'The time carried by an ID minted elsewhere, by a preset layout or a spec (see snowflake_decode(bigint, text))';
+
+-- VOLATILE and PARALLEL RESTRICTED, like snowflake_nextval(). STRICT: a NULL
+-- count returns no rows.
+CREATE FUNCTION snowflake_nextval(n integer) RETURNS SETOF bigint
+AS 'MODULE_PATHNAME', 'snowflake_nextval_block'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION snowflake_nextval(integer) IS
+'A block of n IDs (1 to 1000000) taken in one atomic step: strictly increasing, and no other session gets an ID between the first and the last';
+
+-- VOLATILE: a new ObjectId per call. PARALLEL SAFE: each process draws its
+-- own random part and counter, as MongoDB's drivers do per process.
+CREATE FUNCTION objectid_generate() RETURNS text
+AS 'MODULE_PATHNAME', 'objectid_generate'
+LANGUAGE C VOLATILE PARALLEL SAFE;
+
+COMMENT ON FUNCTION objectid_generate() IS
+'A new MongoDB ObjectId as 24 lowercase hex digits: 4 bytes of seconds, 5 random bytes per process, a 3-byte counter';
+
+CREATE FUNCTION objectid_timestamp(objectid text) RETURNS timestamptz
+AS 'MODULE_PATHNAME', 'objectid_timestamp'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION objectid_timestamp(text) IS
+'The creation time (to the second) carried by a MongoDB ObjectId given as 24 hex digits';
+
+-- VOLATILE: it reads live counters. No lock is taken.
+CREATE FUNCTION snowflake_status(
+    OUT worker_id integer, OUT datacenter_id integer,
+    OUT timestamp_bits integer, OUT datacenter_bits integer, OUT worker_bits integer,
+    OUT sequence_bits integer, OUT epoch timestamptz,
+    OUT last_issued_at timestamptz, OUT ahead_of_clock_ms bigint, OUT catching_up boolean,
+    OUT reserved_until timestamptz,
+    OUT ids_issued bigint, OUT sequence_exhausted bigint, OUT waits bigint,
+    OUT clock_backwards bigint, OUT errors bigint,
+    OUT layout_ends_at timestamptz,
+    OUT registry text, OUT node_id_source text, OUT lease_state text,
+    OUT lease_expires_at timestamptz, OUT lease_renewals bigint, OUT lease_failures bigint,
+    OUT lease_switches bigint, OUT lease_message text)
+RETURNS record
+AS 'MODULE_PATHNAME', 'snowflake_status'
+LANGUAGE C VOLATILE PARALLEL SAFE;
+
+COMMENT ON FUNCTION snowflake_status() IS
+'What the generator is doing: node, layout, last issued time, lead over the wall clock, reservation, counters since the server started, and the node id lease';
+
+CREATE VIEW snowflake_status AS SELECT * FROM snowflake_status();
+
+-- Readable by every role, like the function behind it (EXECUTE for PUBLIC,
+-- as for every function) and like PostgreSQL's own pg_stat_* views: it shows
+-- the node, the layout and counters, nothing of any table's contents.
+GRANT SELECT ON snowflake_status TO PUBLIC;
+
+COMMENT ON VIEW snowflake_status IS
+'One row: the generator''s node, layout, last issued time, lead over the wall clock, reservation, counters since the server started, and the node id lease';
+
+------------------------------------------------------------------------------
+-- The registry of node ids (1.3). A database where snowflake_id is installed
+-- can serve as the registry of a cluster of servers: each server's background
+-- worker (snowflake_id.registry) calls these functions over libpq to lease a
+-- node id, renew the lease and record how far its IDs may go. Every call is
+-- one transaction that locks the lease table, so the protocol is atomic in
+-- the registry; the server side only trusts what a call returned.
+--
+-- Fencing: a lease carries a fence, which grows whenever another run of a
+-- server takes the node id; renewals and releases must present it. A holder
+-- records, with every renewal, reserved_until_ms: the highest ID time (ms
+-- since 1970) it may issue before its next renewal, and it never issues
+-- above the bound it has recorded. A new holder starts above the old
+-- holder's recorded bound plus the old holder's max_clock_drift, so a paused
+-- or partitioned old holder, which can only issue below its recorded bound,
+-- never collides with it.
+
+-- The layout and epoch of the cluster: the first holder's. Every later
+-- acquisition must match it.
+CREATE TABLE snowflake_registry_layout (
+    only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+    datacenter_bits integer NOT NULL,
+    worker_bits integer NOT NULL,
+    sequence_bits integer NOT NULL,
+    epoch_ms bigint NOT NULL,
+    recorded_at timestamptz NOT NULL,
+    recorded_by text NOT NULL
+);
+
+CREATE TABLE snowflake_registry_lease (
+    node_id integer PRIMARY KEY CHECK (node_id >= 0),
+    fence bigint NOT NULL,
+    holder_system_id numeric(20, 0) NOT NULL,  -- pg_control's system identifier
+    holder_instance bigint NOT NULL,           -- one run of the holding server
+    holder_host text NOT NULL,
+    holder_port integer NOT NULL,
+    holder_data_directory text NOT NULL,
+    holder_timeline integer NOT NULL,
+    holder_max_clock_drift_ms bigint NOT NULL,
+    acquired_at timestamptz NOT NULL,
+    renewed_at timestamptz NOT NULL,
+    expires_at timestamptz NOT NULL,
+    released_at timestamptz,                   -- given back by a clean stop
+    reserved_until_ms bigint NOT NULL          -- IDs of this node carry times below it
+);
+
+-- pg_dump keeps the leases and the layout: a registry restored from a dump
+-- must still know every recorded bound.
+SELECT pg_catalog.pg_extension_config_dump('snowflake_registry_layout', '');
+SELECT pg_catalog.pg_extension_config_dump('snowflake_registry_lease', '');
+
+-- A layout as the server's messages write it.
+CREATE FUNCTION snowflake_registry_layout_text(datacenter_bits integer, worker_bits integer,
+                                               sequence_bits integer, epoch_ms bigint)
+RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT format('%s datacenter, %s worker and %s sequence bits from epoch %s',
+                  datacenter_bits, worker_bits, sequence_bits,
+                  to_char(to_timestamp(epoch_ms / 1000.0) AT TIME ZONE 'UTC',
+                          'YYYY-MM-DD HH24:MI:SS.MS"Z"'))
+$$;
+
+COMMENT ON FUNCTION snowflake_registry_layout_text(integer, integer, integer, bigint) IS
+'A layout as snowflake_id''s messages write it';
+
+-- A holder as the messages name it.
+CREATE FUNCTION snowflake_registry_holder_text(host text, port integer, data_directory text,
+                                               system_id numeric)
+RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT format('%s:%s, data directory %s, system identifier %s', host, port,
+                  data_directory, system_id)
+$$;
+
+COMMENT ON FUNCTION snowflake_registry_holder_text(text, integer, text, numeric) IS
+'A lease holder as snowflake_id''s messages name it';
+
+CREATE FUNCTION snowflake_registry_is_live(lease snowflake_registry_lease, at timestamptz)
+RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT lease.released_at IS NULL AND lease.expires_at > at
+$$;
+
+COMMENT ON FUNCTION snowflake_registry_is_live(snowflake_registry_lease, timestamptz) IS
+'Whether a lease is held at the given time: not released and not expired';
+
+-- Whether a server may take over a lease that is still live: it is the same
+-- run; or a promoted standby of the holder (same system identifier, higher
+-- timeline); or a later run of the same server (same system identifier,
+-- host, port and data directory, and the fence its durable state recorded;
+-- a server without one, NULL, is not such a run).
+-- A copy of the holder's data directory started elsewhere (a restored backup
+-- on its old timeline) is none of these. Whoever takes over starts above the
+-- holder's recorded bound, so even a copy taken for the holder could not
+-- repeat its IDs.
+CREATE FUNCTION snowflake_registry_may_take(lease snowflake_registry_lease, system_id numeric,
+                                            instance bigint, host text, port integer,
+                                            data_directory text, timeline integer,
+                                            previous_fence bigint)
+RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT lease.holder_instance = instance
+        OR (lease.holder_system_id = system_id
+            AND (timeline > lease.holder_timeline
+                 OR ((lease.holder_host, lease.holder_port, lease.holder_data_directory)
+                         = (host, port, data_directory)
+                     AND coalesce(lease.fence = previous_fence, false))))
+$$;
+
+COMMENT ON FUNCTION snowflake_registry_may_take(snowflake_registry_lease, numeric, bigint, text, integer, text, integer, bigint) IS
+'Whether a server may take over a live lease: the same run, a promoted standby of the holder, or a later run of the same server';
+
+-- Leases a node id for one run of a server (the caller's `instance`).
+--   requested_node  a static id (snowflake_id.worker_id, with datacenter_id
+--                   above it: datacenter_id << worker_bits | worker_id), or
+--                   NULL for 'auto';
+--   preferred_node  'auto': the id the server's durable state was made with
+--                   (it gets it back when it is free), or NULL;
+--   previous_fence  the fence the server last held that id with, from its
+--                   durable state, or NULL;
+--   timeline        the server's timeline: a promoted standby (same system
+--                   identifier, higher timeline) takes over its old
+--                   primary's lease;
+--   clock_ms        the server's clock (ms since 1970), to prefer, among
+--                   recycled ids, those whose recorded bound lies below it.
+-- A live lease held by another server is refused, naming both. An expired
+-- or released one, or one of this server's earlier runs (same system
+-- identifier, host, port and data directory, and the fence its state
+-- recorded), is taken over: the fence grows, and floor_ms says where the new
+-- holder's IDs must start: above the old holder's recorded bound plus its
+-- max_clock_drift.
+CREATE FUNCTION snowflake_registry_acquire(
+    requested_node integer, preferred_node integer, previous_fence bigint,
+    system_id numeric, instance bigint, host text, port integer, data_directory text,
+    timeline integer, datacenter_bits integer, worker_bits integer, sequence_bits integer,
+    epoch_ms bigint, max_clock_drift_ms bigint, ttl_ms bigint, clock_ms bigint,
+    OUT node_id integer, OUT fence bigint, OUT floor_ms bigint, OUT expires_at timestamptz)
+RETURNS record LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE AS $$
+#variable_conflict use_variable
+DECLARE
+    now_ts constant timestamptz := clock_timestamp();
+    layout snowflake_registry_layout;
+    lease snowflake_registry_lease;
+    nodes integer;
+    target integer;
+    me text := snowflake_registry_holder_text(host, port, data_directory, system_id);
+BEGIN
+    IF ttl_ms IS NULL OR ttl_ms <= 0 THEN
+        RAISE EXCEPTION 'lease ttl % ms is out of range', ttl_ms
+            USING ERRCODE = '22023', HINT = 'Set snowflake_id.lease_ttl to a positive duration.';
+    END IF;
+    IF datacenter_bits IS NULL OR worker_bits IS NULL OR datacenter_bits < 0 OR worker_bits < 0
+       OR datacenter_bits + worker_bits > 30 THEN
+        RAISE EXCEPTION 'node id fields of % datacenter and % worker bits are out of range',
+            datacenter_bits, worker_bits
+            USING ERRCODE = '22023', HINT = 'The registry leases node ids of up to 30 bits.';
+    END IF;
+    -- One registry call at a time: acquisitions and renewals are rare.
+    LOCK TABLE snowflake_registry_lease IN SHARE ROW EXCLUSIVE MODE;
+
+    SELECT * INTO layout FROM snowflake_registry_layout;
+    IF NOT FOUND THEN
+        INSERT INTO snowflake_registry_layout VALUES
+            (true, datacenter_bits, worker_bits, sequence_bits, epoch_ms, now_ts, me);
+    ELSIF (layout.datacenter_bits, layout.worker_bits, layout.sequence_bits, layout.epoch_ms)
+          IS DISTINCT FROM (datacenter_bits, worker_bits, sequence_bits, epoch_ms) THEN
+        RAISE EXCEPTION 'the layout of this server differs from the cluster''s'
+            USING ERRCODE = '55000',
+                  DETAIL = format('The registry''s cluster uses %s (recorded by %s at %s); this '
+                                  'server runs %s. IDs of different layouts cannot be compared '
+                                  'or decoded together.',
+                                  snowflake_registry_layout_text(layout.datacenter_bits,
+                                      layout.worker_bits, layout.sequence_bits, layout.epoch_ms),
+                                  layout.recorded_by, layout.recorded_at,
+                                  snowflake_registry_layout_text(datacenter_bits, worker_bits,
+                                      sequence_bits, epoch_ms)),
+                  HINT = 'Give every server of the cluster the same snowflake_id.datacenter_bits, '
+                         'worker_bits, sequence_bits and epoch.';
+    END IF;
+
+    nodes := 1 << (datacenter_bits + worker_bits);
+    IF requested_node IS NOT NULL THEN
+        IF requested_node < 0 OR requested_node >= nodes THEN
+            RAISE EXCEPTION 'node id % is out of range for % datacenter and % worker bits',
+                requested_node, datacenter_bits, worker_bits
+                USING ERRCODE = '22003',
+                      HINT = format('Node ids run from 0 to %s.', nodes - 1);
+        END IF;
+        target := requested_node;
+    ELSE
+        IF preferred_node >= 0 AND preferred_node < nodes THEN
+            SELECT * INTO lease FROM snowflake_registry_lease l WHERE l.node_id = preferred_node;
+            IF NOT FOUND OR NOT snowflake_registry_is_live(lease, now_ts)
+               OR snowflake_registry_may_take(lease, system_id, instance, host, port,
+                                              data_directory, timeline, previous_fence) THEN
+                target := preferred_node;
+            END IF;
+        END IF;
+        IF target IS NULL THEN  -- the lowest id never leased
+            SELECT min(n) INTO target FROM generate_series(0, nodes - 1) n
+            WHERE NOT EXISTS (SELECT FROM snowflake_registry_lease l WHERE l.node_id = n);
+        END IF;
+        IF target IS NULL THEN
+            -- Recycling: the id whose lease ended longest ago, the safe
+            -- choice when clocks may have been set back; first among those
+            -- whose recorded bound is below this server's clock, which it
+            -- can use without running ahead of its clock.
+            SELECT l.node_id INTO target FROM snowflake_registry_lease l
+            WHERE NOT snowflake_registry_is_live(l, now_ts)
+            ORDER BY l.reserved_until_ms + l.holder_max_clock_drift_ms < clock_ms DESC,
+                     coalesce(l.released_at, l.expires_at), l.node_id
+            LIMIT 1;
+        END IF;
+        IF target IS NULL THEN
+            RAISE EXCEPTION 'every node id is leased: % of % held by live servers', nodes, nodes
+                USING ERRCODE = '53400',
+                      HINT = 'Wait for a lease to expire, stop a server, or widen '
+                             'snowflake_id.worker_bits or datacenter_bits (a new layout).';
+        END IF;
+    END IF;
+
+    SELECT * INTO lease FROM snowflake_registry_lease l WHERE l.node_id = target;
+    IF NOT FOUND THEN
+        INSERT INTO snowflake_registry_lease VALUES
+            (target, 1, system_id, instance, host, port, data_directory, timeline,
+             max_clock_drift_ms, now_ts, now_ts, now_ts + ttl_ms * interval '1 ms', NULL, 0);
+        node_id := target;
+        fence := 1;
+        floor_ms := 0;
+        expires_at := now_ts + ttl_ms * interval '1 ms';
+        RETURN;
+    END IF;
+    IF snowflake_registry_is_live(lease, now_ts)
+       AND NOT snowflake_registry_may_take(lease, system_id, instance, host, port,
+                                           data_directory, timeline, previous_fence) THEN
+        RAISE EXCEPTION 'node id % is held by another server', target
+            USING ERRCODE = '55000',
+                  DETAIL = format('It is held by %s, whose lease runs until %s; this server is %s.',
+                                  snowflake_registry_holder_text(lease.holder_host,
+                                      lease.holder_port, lease.holder_data_directory,
+                                      lease.holder_system_id),
+                                  lease.expires_at, me),
+                  HINT = 'Give every server its own snowflake_id.worker_id, or set it to ''auto''. '
+                         'A server that was stopped without a clean shutdown frees its id when '
+                         'its lease expires.';
+    END IF;
+    node_id := target;
+    -- A new fence for every grant, this very run asking again included: a
+    -- give-back the registry runs late (its sender timed out) names the
+    -- fence of the lease it gave back, and must not end one granted since.
+    fence := lease.fence + 1;
+    -- Strictly above every ID the old holder may have issued: it issued
+    -- only below its recorded bound, borrowing at most its drift.
+    floor_ms := lease.reserved_until_ms + lease.holder_max_clock_drift_ms;
+    expires_at := now_ts + ttl_ms * interval '1 ms';
+    UPDATE snowflake_registry_lease l SET
+        fence = fence, holder_system_id = system_id, holder_instance = instance,
+        holder_host = host, holder_port = port, holder_data_directory = data_directory,
+        holder_timeline = timeline, holder_max_clock_drift_ms = max_clock_drift_ms,
+        acquired_at = now_ts, renewed_at = now_ts, expires_at = expires_at, released_at = NULL,
+        reserved_until_ms = floor_ms
+    WHERE l.node_id = target;
+END
+$$;
+
+COMMENT ON FUNCTION snowflake_registry_acquire(integer, integer, bigint, numeric, bigint, text, integer, text, integer, integer, integer, integer, bigint, bigint, bigint, bigint) IS
+'Registry side: lease a node id (a static one, or any free one for ''auto'') for one run of a server; returns the fence and the floor its IDs must start above';
+
+-- Renews a lease and records the holder's new bound. Fails (55000) if the
+-- lease is no longer this run's: taken over by another server, or
+-- released. A lease that expired without being taken over is renewed: no
+-- one else can have issued on it. The recorded bound never goes down.
+CREATE FUNCTION snowflake_registry_renew(node_id integer, fence bigint, instance bigint,
+                                         reserved_until_ms bigint, ttl_ms bigint)
+RETURNS timestamptz LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE AS $$
+#variable_conflict use_variable
+DECLARE
+    now_ts constant timestamptz := clock_timestamp();
+    lease snowflake_registry_lease;
+BEGIN
+    IF ttl_ms IS NULL OR ttl_ms <= 0 THEN
+        RAISE EXCEPTION 'lease ttl % ms is out of range', ttl_ms
+            USING ERRCODE = '22023', HINT = 'Set snowflake_id.lease_ttl to a positive duration.';
+    END IF;
+    LOCK TABLE snowflake_registry_lease IN SHARE ROW EXCLUSIVE MODE;
+    SELECT * INTO lease FROM snowflake_registry_lease l WHERE l.node_id = node_id;
+    IF NOT FOUND OR lease.fence <> fence OR lease.holder_instance <> instance
+       OR lease.released_at IS NOT NULL THEN
+        RAISE EXCEPTION 'the lease on node id % was lost', node_id
+            USING ERRCODE = '55000',
+                  DETAIL = CASE WHEN NOT FOUND THEN 'The registry has no lease on that node id.'
+                           WHEN lease.released_at IS NOT NULL AND lease.fence = fence
+                               THEN format('It was released at %s.', lease.released_at)
+                           ELSE format('It is held by %s since %s with fence %s; this run of the '
+                                       'server held fence %s.',
+                                       snowflake_registry_holder_text(lease.holder_host,
+                                           lease.holder_port, lease.holder_data_directory,
+                                           lease.holder_system_id),
+                                       lease.acquired_at, lease.fence, fence) END,
+                  HINT = 'The server stops issuing IDs at its lease deadline and leases a node id '
+                         'again.';
+    END IF;
+    UPDATE snowflake_registry_lease l SET
+        renewed_at = now_ts, expires_at = now_ts + ttl_ms * interval '1 ms',
+        reserved_until_ms = greatest(l.reserved_until_ms, reserved_until_ms)
+    WHERE l.node_id = node_id;
+    RETURN now_ts + ttl_ms * interval '1 ms';
+END
+$$;
+
+COMMENT ON FUNCTION snowflake_registry_renew(integer, bigint, bigint, bigint, bigint) IS
+'Registry side: renew a lease held with this fence by this run of a server, recording the highest ID time it may issue before its next renewal';
+
+-- Gives a lease back at a clean stop, recording the bound the holder gives:
+-- the exact floor of its last IDs, which may lie below the bound its last
+-- renewal recorded (up to lease_ttl ahead of its clock), so that the next
+-- holder, the same server restarting included, starts near the clock. Safe
+-- because only this run of the holder can give it (fence and instance), it
+-- issues nothing more on the lease, and it gives no bound below an ID it
+-- issued. A holder before 1.5 gives its last renewal's bound. The id is free
+-- at once. False, and no change, if the lease is no longer this run's.
+CREATE FUNCTION snowflake_registry_release(node_id integer, fence bigint, instance bigint,
+                                           reserved_until_ms bigint)
+RETURNS boolean LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE AS $$
+#variable_conflict use_variable
+BEGIN
+    LOCK TABLE snowflake_registry_lease IN SHARE ROW EXCLUSIVE MODE;
+    UPDATE snowflake_registry_lease l SET
+        released_at = clock_timestamp(),
+        reserved_until_ms = reserved_until_ms
+    WHERE l.node_id = node_id AND l.fence = fence AND l.holder_instance = instance
+      AND l.released_at IS NULL;
+    RETURN FOUND;
+END
+$$;
+
+COMMENT ON FUNCTION snowflake_registry_release(integer, bigint, bigint, bigint) IS
+'Registry side: give a lease back at a clean stop, recording the exact final bound';
+
+-- snowflake_id.on_clock_step_back = 'switch_node': a server whose clock was
+-- set back far behind its IDs gives back the lease it holds (recording
+-- held_reserved_until_ms, as a release does) and leases another node id
+-- whose IDs it can mint at its clock at once: one whose floor (recorded
+-- bound plus its holder's max_clock_drift) lies below clock_ms. Among those,
+-- the id whose lease ended longest ago first, then the lowest id never
+-- leased. The new lease records reserved_until_ms as a renewal would. One
+-- step: if no id qualifies, nothing changes and the server keeps its lease.
+CREATE FUNCTION snowflake_registry_switch(
+    node_id integer, fence bigint, instance bigint, held_reserved_until_ms bigint,
+    system_id numeric, host text, port integer, data_directory text, timeline integer,
+    max_clock_drift_ms bigint, ttl_ms bigint, clock_ms bigint, reserved_until_ms bigint,
+    OUT new_node_id integer, OUT new_fence bigint, OUT floor_ms bigint,
+    OUT expires_at timestamptz)
+RETURNS record LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE AS $$
+#variable_conflict use_variable
+DECLARE
+    now_ts constant timestamptz := clock_timestamp();
+    layout snowflake_registry_layout;
+    held snowflake_registry_lease;
+    lease snowflake_registry_lease;
+    target integer;
+BEGIN
+    IF ttl_ms IS NULL OR ttl_ms <= 0 THEN
+        RAISE EXCEPTION 'lease ttl % ms is out of range', ttl_ms
+            USING ERRCODE = '22023', HINT = 'Set snowflake_id.lease_ttl to a positive duration.';
+    END IF;
+    LOCK TABLE snowflake_registry_lease IN SHARE ROW EXCLUSIVE MODE;
+    SELECT * INTO held FROM snowflake_registry_lease l WHERE l.node_id = node_id;
+    IF NOT FOUND OR held.fence <> fence OR held.holder_instance <> instance
+       OR held.released_at IS NOT NULL THEN
+        RAISE EXCEPTION 'the lease on node id % was lost', node_id
+            USING ERRCODE = '55000',
+                  DETAIL = 'Only the server that holds a lease can switch it for another node id.',
+                  HINT = 'The server stops issuing IDs at its lease deadline and leases a node id '
+                         'again.';
+    END IF;
+    SELECT * INTO layout FROM snowflake_registry_layout;
+
+    SELECT l.node_id INTO target FROM snowflake_registry_lease l
+    WHERE l.node_id <> node_id AND NOT snowflake_registry_is_live(l, now_ts)
+      AND l.reserved_until_ms + l.holder_max_clock_drift_ms < clock_ms
+    ORDER BY coalesce(l.released_at, l.expires_at), l.node_id
+    LIMIT 1;
+    IF target IS NULL THEN
+        SELECT min(n) INTO target
+        FROM generate_series(0, (1 << (layout.datacenter_bits + layout.worker_bits)) - 1) n
+        WHERE NOT EXISTS (SELECT FROM snowflake_registry_lease l WHERE l.node_id = n);
+    END IF;
+    IF target IS NULL THEN
+        RAISE EXCEPTION 'no node id is free for a server whose clock reads %',
+            to_char(to_timestamp(clock_ms / 1000.0) AT TIME ZONE 'UTC',
+                    'YYYY-MM-DD HH24:MI:SS.MS"Z"')
+            USING ERRCODE = '55000',
+                  DETAIL = 'Every node id is leased, or its recorded bound lies at or after that '
+                           'time, so IDs on it would repeat or wait for the clock.',
+                  HINT = 'The server keeps node id ' || node_id || ' and waits for its clock as '
+                         'with on_clock_step_back = ''error''. Widen worker_bits for spare ids.';
+    END IF;
+
+    UPDATE snowflake_registry_lease l SET
+        released_at = now_ts,
+        reserved_until_ms = greatest(l.reserved_until_ms, held_reserved_until_ms)
+    WHERE l.node_id = node_id;
+
+    new_node_id := target;
+    expires_at := now_ts + ttl_ms * interval '1 ms';
+    SELECT * INTO lease FROM snowflake_registry_lease l WHERE l.node_id = target;
+    IF NOT FOUND THEN
+        new_fence := 1;
+        floor_ms := 0;
+        INSERT INTO snowflake_registry_lease VALUES
+            (target, new_fence, system_id, instance, host, port, data_directory, timeline,
+             max_clock_drift_ms, now_ts, now_ts, expires_at, NULL, reserved_until_ms);
+        RETURN;
+    END IF;
+    new_fence := lease.fence + 1;
+    floor_ms := lease.reserved_until_ms + lease.holder_max_clock_drift_ms;
+    UPDATE snowflake_registry_lease l SET
+        fence = new_fence, holder_system_id = system_id, holder_instance = instance,
+        holder_host = host, holder_port = port, holder_data_directory = data_directory,
+        holder_timeline = timeline, holder_max_clock_drift_ms = max_clock_drift_ms,
+        acquired_at = now_ts, renewed_at = now_ts, expires_at = expires_at, released_at = NULL,
+        reserved_until_ms = greatest(floor_ms, reserved_until_ms)
+    WHERE l.node_id = target;
+END
+$$;
+
+COMMENT ON FUNCTION snowflake_registry_switch(integer, bigint, bigint, bigint, numeric, text, integer, text, integer, bigint, bigint, bigint, bigint) IS
+'Registry side: give back a lease and lease another node id usable at the server''s clock, in one step (on_clock_step_back = ''switch_node'')';
+
+-- Every lease, for the DBA.
+CREATE VIEW snowflake_registry_leases AS
+SELECT l.node_id,
+       l.node_id >> c.worker_bits AS datacenter_id,
+       l.node_id & ((1 << c.worker_bits) - 1) AS worker_id,
+       CASE WHEN l.released_at IS NOT NULL THEN 'released'
+            WHEN l.expires_at > clock_timestamp() THEN 'live'
+            ELSE 'expired' END AS state,
+       snowflake_registry_holder_text(l.holder_host, l.holder_port, l.holder_data_directory,
+                                      l.holder_system_id) AS holder,
+       l.holder_timeline,
+       l.fence,
+       l.acquired_at, l.renewed_at, l.expires_at, l.released_at,
+       to_timestamp(l.reserved_until_ms / 1000.0) AS reserved_until,
+       snowflake_registry_layout_text(c.datacenter_bits, c.worker_bits, c.sequence_bits,
+                                      c.epoch_ms) AS layout
+FROM snowflake_registry_lease l CROSS JOIN snowflake_registry_layout c;
+
+COMMENT ON VIEW snowflake_registry_leases IS
+'Registry side: every node id lease, its holder, expiry and recorded bound';
+
+-- Leasing is for the servers' registry role, not for everyone who can
+-- connect: a false holder could take node ids away from live servers.
+REVOKE ALL ON FUNCTION snowflake_registry_acquire(integer, integer, bigint, numeric, bigint, text, integer, text, integer, integer, integer, integer, bigint, bigint, bigint, bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION snowflake_registry_renew(integer, bigint, bigint, bigint, bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION snowflake_registry_release(integer, bigint, bigint, bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION snowflake_registry_switch(integer, bigint, bigint, bigint, numeric, text, integer, text, integer, bigint, bigint, bigint, bigint) FROM PUBLIC;
+
+-- The snowflake column type (1.4): a bigint's 8 bytes, passed by value, the
+-- same bits and text as the bigint, but written into JSON as a string, so
+-- that IDs above 2^53 survive JavaScript (PostgreSQL writes numbers only
+-- for its own numeric types, and any other type through its output
+-- function, quoted). Comparison, hashing, output and binary send are
+-- bigint's own internal functions; the input (text and binary) and the
+-- casts from integers refuse negative values.
+CREATE TYPE snowflake;
+
+CREATE FUNCTION snowflake_in(cstring) RETURNS snowflake
+AS 'MODULE_PATHNAME', 'snowflake_type_in' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION snowflake_out(snowflake) RETURNS cstring
+AS 'int8out' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION snowflake_recv(internal) RETURNS snowflake
+AS 'MODULE_PATHNAME', 'snowflake_type_recv' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION snowflake_send(snowflake) RETURNS bytea
+AS 'int8send' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE TYPE snowflake (
+    INPUT = snowflake_in, OUTPUT = snowflake_out,
+    RECEIVE = snowflake_recv, SEND = snowflake_send,
+    INTERNALLENGTH = 8, PASSEDBYVALUE, ALIGNMENT = double, STORAGE = plain
+);
+
+COMMENT ON TYPE snowflake IS
+'A Snowflake ID: a non-negative bigint that JSON writes as a string';
+
+-- Casts. To bigint: implicit and binary (the same bits), so every function
+-- taking a bigint takes a snowflake, and a column changed back to bigint
+-- is not rewritten. From bigint and integer: on assignment, checked, so
+-- DEFAULT snowflake_nextval() and INSERT ... VALUES (42) work, and no
+-- negative value gets in.
+CREATE CAST (snowflake AS bigint) WITHOUT FUNCTION AS IMPLICIT;
+
+CREATE FUNCTION snowflake(bigint) RETURNS snowflake
+AS 'MODULE_PATHNAME', 'snowflake_type_from_bigint' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE CAST (bigint AS snowflake) WITH FUNCTION snowflake(bigint) AS ASSIGNMENT;
+
+CREATE FUNCTION snowflake(integer) RETURNS snowflake
+AS 'MODULE_PATHNAME', 'snowflake_type_from_integer' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE CAST (integer AS snowflake) WITH FUNCTION snowflake(integer) AS ASSIGNMENT;
+
+-- Comparisons: snowflake with snowflake, and with bigint or integer on
+-- either side, bigint's functions all (the bits are the same). LEAKPROOF as
+-- bigint's.
+CREATE FUNCTION snowflake_eq(snowflake, snowflake) RETURNS boolean
+AS 'int8eq' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_ne(snowflake, snowflake) RETURNS boolean
+AS 'int8ne' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_lt(snowflake, snowflake) RETURNS boolean
+AS 'int8lt' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_le(snowflake, snowflake) RETURNS boolean
+AS 'int8le' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_gt(snowflake, snowflake) RETURNS boolean
+AS 'int8gt' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_ge(snowflake, snowflake) RETURNS boolean
+AS 'int8ge' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_cmp(snowflake, snowflake) RETURNS integer
+AS 'btint8cmp' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+
+CREATE FUNCTION snowflake_eq(snowflake, bigint) RETURNS boolean
+AS 'int8eq' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_ne(snowflake, bigint) RETURNS boolean
+AS 'int8ne' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_lt(snowflake, bigint) RETURNS boolean
+AS 'int8lt' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_le(snowflake, bigint) RETURNS boolean
+AS 'int8le' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_gt(snowflake, bigint) RETURNS boolean
+AS 'int8gt' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_ge(snowflake, bigint) RETURNS boolean
+AS 'int8ge' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_cmp(snowflake, bigint) RETURNS integer
+AS 'btint8cmp' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+
+CREATE FUNCTION snowflake_eq(bigint, snowflake) RETURNS boolean
+AS 'int8eq' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_ne(bigint, snowflake) RETURNS boolean
+AS 'int8ne' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_lt(bigint, snowflake) RETURNS boolean
+AS 'int8lt' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_le(bigint, snowflake) RETURNS boolean
+AS 'int8le' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_gt(bigint, snowflake) RETURNS boolean
+AS 'int8gt' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_ge(bigint, snowflake) RETURNS boolean
+AS 'int8ge' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_cmp(bigint, snowflake) RETURNS integer
+AS 'btint8cmp' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+
+-- With integer too: WHERE id = 42 would otherwise be ambiguous between
+-- snowflake = bigint and bigint = integer.
+CREATE FUNCTION snowflake_eq(snowflake, integer) RETURNS boolean
+AS 'int84eq' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_ne(snowflake, integer) RETURNS boolean
+AS 'int84ne' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_lt(snowflake, integer) RETURNS boolean
+AS 'int84lt' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_le(snowflake, integer) RETURNS boolean
+AS 'int84le' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_gt(snowflake, integer) RETURNS boolean
+AS 'int84gt' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_ge(snowflake, integer) RETURNS boolean
+AS 'int84ge' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_cmp(snowflake, integer) RETURNS integer
+AS 'btint84cmp' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+
+CREATE FUNCTION snowflake_eq(integer, snowflake) RETURNS boolean
+AS 'int48eq' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_ne(integer, snowflake) RETURNS boolean
+AS 'int48ne' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_lt(integer, snowflake) RETURNS boolean
+AS 'int48lt' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_le(integer, snowflake) RETURNS boolean
+AS 'int48le' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_gt(integer, snowflake) RETURNS boolean
+AS 'int48gt' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_ge(integer, snowflake) RETURNS boolean
+AS 'int48ge' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_cmp(integer, snowflake) RETURNS integer
+AS 'btint48cmp' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+
+CREATE FUNCTION snowflake_hash(snowflake) RETURNS integer
+AS 'hashint8' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_hash_extended(snowflake, bigint) RETURNS bigint
+AS 'hashint8extended' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+
+CREATE OPERATOR = (LEFTARG = snowflake, RIGHTARG = snowflake, FUNCTION = snowflake_eq, COMMUTATOR = =,
+                   NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES);
+CREATE OPERATOR <> (LEFTARG = snowflake, RIGHTARG = snowflake, FUNCTION = snowflake_ne, COMMUTATOR = <>,
+                    NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
+CREATE OPERATOR < (LEFTARG = snowflake, RIGHTARG = snowflake, FUNCTION = snowflake_lt, COMMUTATOR = >,
+                   NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
+CREATE OPERATOR <= (LEFTARG = snowflake, RIGHTARG = snowflake, FUNCTION = snowflake_le, COMMUTATOR = >=,
+                    NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
+CREATE OPERATOR > (LEFTARG = snowflake, RIGHTARG = snowflake, FUNCTION = snowflake_gt, COMMUTATOR = <,
+                   NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
+CREATE OPERATOR >= (LEFTARG = snowflake, RIGHTARG = snowflake, FUNCTION = snowflake_ge, COMMUTATOR = <=,
+                    NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
+
+CREATE OPERATOR = (LEFTARG = snowflake, RIGHTARG = bigint, FUNCTION = snowflake_eq, COMMUTATOR = =,
+                   NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES);
+CREATE OPERATOR <> (LEFTARG = snowflake, RIGHTARG = bigint, FUNCTION = snowflake_ne, COMMUTATOR = <>,
+                    NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
+CREATE OPERATOR < (LEFTARG = snowflake, RIGHTARG = bigint, FUNCTION = snowflake_lt, COMMUTATOR = >,
+                   NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
+CREATE OPERATOR <= (LEFTARG = snowflake, RIGHTARG = bigint, FUNCTION = snowflake_le, COMMUTATOR = >=,
+                    NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
+CREATE OPERATOR > (LEFTARG = snowflake, RIGHTARG = bigint, FUNCTION = snowflake_gt, COMMUTATOR = <,
+                   NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
+CREATE OPERATOR >= (LEFTARG = snowflake, RIGHTARG = bigint, FUNCTION = snowflake_ge, COMMUTATOR = <=,
+                    NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
+
+CREATE OPERATOR = (LEFTARG = bigint, RIGHTARG = snowflake, FUNCTION = snowflake_eq, COMMUTATOR = =,
+                   NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES);
+CREATE OPERATOR <> (LEFTARG = bigint, RIGHTARG = snowflake, FUNCTION = snowflake_ne, COMMUTATOR = <>,
+                    NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
+CREATE OPERATOR < (LEFTARG = bigint, RIGHTARG = snowflake, FUNCTION = snowflake_lt, COMMUTATOR = >,
+                   NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
+CREATE OPERATOR <= (LEFTARG = bigint, RIGHTARG = snowflake, FUNCTION = snowflake_le, COMMUTATOR = >=,
+                    NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
+CREATE OPERATOR > (LEFTARG = bigint, RIGHTARG = snowflake, FUNCTION = snowflake_gt, COMMUTATOR = <,
+                   NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
+CREATE OPERATOR >= (LEFTARG = bigint, RIGHTARG = snowflake, FUNCTION = snowflake_ge, COMMUTATOR = <=,
+                    NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
+
+CREATE OPERATOR = (LEFTARG = snowflake, RIGHTARG = integer, FUNCTION = snowflake_eq, COMMUTATOR = =,
+                   NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES);
+CREATE OPERATOR <> (LEFTARG = snowflake, RIGHTARG = integer, FUNCTION = snowflake_ne, COMMUTATOR = <>,
+                    NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
+CREATE OPERATOR < (LEFTARG = snowflake, RIGHTARG = integer, FUNCTION = snowflake_lt, COMMUTATOR = >,
+                   NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
+CREATE OPERATOR <= (LEFTARG = snowflake, RIGHTARG = integer, FUNCTION = snowflake_le, COMMUTATOR = >=,
+                    NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
+CREATE OPERATOR > (LEFTARG = snowflake, RIGHTARG = integer, FUNCTION = snowflake_gt, COMMUTATOR = <,
+                   NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
+CREATE OPERATOR >= (LEFTARG = snowflake, RIGHTARG = integer, FUNCTION = snowflake_ge, COMMUTATOR = <=,
+                    NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
+
+CREATE OPERATOR = (LEFTARG = integer, RIGHTARG = snowflake, FUNCTION = snowflake_eq, COMMUTATOR = =,
+                   NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES);
+CREATE OPERATOR <> (LEFTARG = integer, RIGHTARG = snowflake, FUNCTION = snowflake_ne, COMMUTATOR = <>,
+                    NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
+CREATE OPERATOR < (LEFTARG = integer, RIGHTARG = snowflake, FUNCTION = snowflake_lt, COMMUTATOR = >,
+                   NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
+CREATE OPERATOR <= (LEFTARG = integer, RIGHTARG = snowflake, FUNCTION = snowflake_le, COMMUTATOR = >=,
+                    NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
+CREATE OPERATOR > (LEFTARG = integer, RIGHTARG = snowflake, FUNCTION = snowflake_gt, COMMUTATOR = <,
+                   NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
+CREATE OPERATOR >= (LEFTARG = integer, RIGHTARG = snowflake, FUNCTION = snowflake_ge, COMMUTATOR = <=,
+                    NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
+
+COMMENT ON FUNCTION snowflake_eq(snowflake, snowflake) IS 'snowflake = snowflake, by bigint''s int8eq';
+COMMENT ON FUNCTION snowflake_ne(snowflake, snowflake) IS 'snowflake <> snowflake, by bigint''s int8ne';
+COMMENT ON FUNCTION snowflake_lt(snowflake, snowflake) IS 'snowflake < snowflake, by bigint''s int8lt';
+COMMENT ON FUNCTION snowflake_le(snowflake, snowflake) IS 'snowflake <= snowflake, by bigint''s int8le';
+COMMENT ON FUNCTION snowflake_gt(snowflake, snowflake) IS 'snowflake > snowflake, by bigint''s int8gt';
+COMMENT ON FUNCTION snowflake_ge(snowflake, snowflake) IS 'snowflake >= snowflake, by bigint''s int8ge';
+COMMENT ON FUNCTION snowflake_cmp(snowflake, snowflake) IS 'Comparison support for the btree family: snowflake against snowflake, by bigint''s btint8cmp';
+COMMENT ON FUNCTION snowflake_eq(snowflake, bigint) IS 'snowflake = bigint, by bigint''s int8eq';
+COMMENT ON FUNCTION snowflake_ne(snowflake, bigint) IS 'snowflake <> bigint, by bigint''s int8ne';
+COMMENT ON FUNCTION snowflake_lt(snowflake, bigint) IS 'snowflake < bigint, by bigint''s int8lt';
+COMMENT ON FUNCTION snowflake_le(snowflake, bigint) IS 'snowflake <= bigint, by bigint''s int8le';
+COMMENT ON FUNCTION snowflake_gt(snowflake, bigint) IS 'snowflake > bigint, by bigint''s int8gt';
+COMMENT ON FUNCTION snowflake_ge(snowflake, bigint) IS 'snowflake >= bigint, by bigint''s int8ge';
+COMMENT ON FUNCTION snowflake_cmp(snowflake, bigint) IS 'Comparison support for the btree family: snowflake against bigint, by bigint''s btint8cmp';
+COMMENT ON FUNCTION snowflake_eq(bigint, snowflake) IS 'bigint = snowflake, by bigint''s int8eq';
+COMMENT ON FUNCTION snowflake_ne(bigint, snowflake) IS 'bigint <> snowflake, by bigint''s int8ne';
+COMMENT ON FUNCTION snowflake_lt(bigint, snowflake) IS 'bigint < snowflake, by bigint''s int8lt';
+COMMENT ON FUNCTION snowflake_le(bigint, snowflake) IS 'bigint <= snowflake, by bigint''s int8le';
+COMMENT ON FUNCTION snowflake_gt(bigint, snowflake) IS 'bigint > snowflake, by bigint''s int8gt';
+COMMENT ON FUNCTION snowflake_ge(bigint, snowflake) IS 'bigint >= snowflake, by bigint''s int8ge';
+COMMENT ON FUNCTION snowflake_cmp(bigint, snowflake) IS 'Comparison support for the btree family: bigint against snowflake, by bigint''s btint8cmp';
+COMMENT ON FUNCTION snowflake_eq(snowflake, integer) IS 'snowflake = integer, by bigint''s int84eq';
+COMMENT ON FUNCTION snowflake_ne(snowflake, integer) IS 'snowflake <> integer, by bigint''s int84ne';
+COMMENT ON FUNCTION snowflake_lt(snowflake, integer) IS 'snowflake < integer, by bigint''s int84lt';
+COMMENT ON FUNCTION snowflake_le(snowflake, integer) IS 'snowflake <= integer, by bigint''s int84le';
+COMMENT ON FUNCTION snowflake_gt(snowflake, integer) IS 'snowflake > integer, by bigint''s int84gt';
+COMMENT ON FUNCTION snowflake_ge(snowflake, integer) IS 'snowflake >= integer, by bigint''s int84ge';
+COMMENT ON FUNCTION snowflake_cmp(snowflake, integer) IS 'Comparison support for the btree family: snowflake against integer, by bigint''s btint84cmp';
+COMMENT ON FUNCTION snowflake_eq(integer, snowflake) IS 'integer = snowflake, by bigint''s int48eq';
+COMMENT ON FUNCTION snowflake_ne(integer, snowflake) IS 'integer <> snowflake, by bigint''s int48ne';
+COMMENT ON FUNCTION snowflake_lt(integer, snowflake) IS 'integer < snowflake, by bigint''s int48lt';
+COMMENT ON FUNCTION snowflake_le(integer, snowflake) IS 'integer <= snowflake, by bigint''s int48le';
+COMMENT ON FUNCTION snowflake_gt(integer, snowflake) IS 'integer > snowflake, by bigint''s int48gt';
+COMMENT ON FUNCTION snowflake_ge(integer, snowflake) IS 'integer >= snowflake, by bigint''s int48ge';
+COMMENT ON FUNCTION snowflake_cmp(integer, snowflake) IS 'Comparison support for the btree family: integer against snowflake, by bigint''s btint48cmp';
+COMMENT ON FUNCTION snowflake_in(cstring) IS 'Text input of the snowflake type: decimal digits, no negative value';
+COMMENT ON FUNCTION snowflake_out(snowflake) IS 'Text output of the snowflake type: bigint''s';
+COMMENT ON FUNCTION snowflake_recv(internal) IS 'Binary input of the snowflake type: bigint''s, no negative value';
+COMMENT ON FUNCTION snowflake_send(snowflake) IS 'Binary output of the snowflake type: bigint''s';
+COMMENT ON FUNCTION snowflake(bigint) IS 'The assignment cast from bigint: refuses a negative value';
+COMMENT ON FUNCTION snowflake(integer) IS 'The assignment cast from integer: refuses a negative value';
+COMMENT ON FUNCTION snowflake_hash(snowflake) IS 'Hash support: bigint''s hashint8';
+COMMENT ON FUNCTION snowflake_hash_extended(snowflake, bigint) IS 'Hash support: bigint''s hashint8extended';
+
+-- One btree and one hash family for snowflake and bigint together: primary
+-- keys, unique constraints, merge and hash joins, GROUP BY and DISTINCT;
+-- WHERE id >= snowflake_from_timestamp(...) (a bigint) uses an index on a
+-- snowflake column and prunes its partitions; and a bigint column can
+-- reference a snowflake key. bigint's own operators join the families, as
+-- a foreign key from bigint needs bigint = bigint in the key's family.
+CREATE OPERATOR FAMILY snowflake_ops USING btree;
+CREATE OPERATOR CLASS snowflake_ops DEFAULT FOR TYPE snowflake USING btree FAMILY snowflake_ops AS
+    OPERATOR 1 < (snowflake, snowflake), OPERATOR 2 <= (snowflake, snowflake),
+    OPERATOR 3 = (snowflake, snowflake), OPERATOR 4 >= (snowflake, snowflake),
+    OPERATOR 5 > (snowflake, snowflake),
+    FUNCTION 1 snowflake_cmp(snowflake, snowflake),
+    FUNCTION 2 (snowflake, snowflake) btint8sortsupport(internal);
+ALTER OPERATOR FAMILY snowflake_ops USING btree ADD
+    OPERATOR 1 < (snowflake, bigint), OPERATOR 2 <= (snowflake, bigint),
+    OPERATOR 3 = (snowflake, bigint), OPERATOR 4 >= (snowflake, bigint),
+    OPERATOR 5 > (snowflake, bigint),
+    FUNCTION 1 snowflake_cmp(snowflake, bigint),
+    OPERATOR 1 < (bigint, snowflake), OPERATOR 2 <= (bigint, snowflake),
+    OPERATOR 3 = (bigint, snowflake), OPERATOR 4 >= (bigint, snowflake),
+    OPERATOR 5 > (bigint, snowflake),
+    FUNCTION 1 snowflake_cmp(bigint, snowflake),
+    OPERATOR 1 < (bigint, bigint), OPERATOR 2 <= (bigint, bigint),
+    OPERATOR 3 = (bigint, bigint), OPERATOR 4 >= (bigint, bigint),
+    OPERATOR 5 > (bigint, bigint),
+    FUNCTION 1 btint8cmp(bigint, bigint),
+    FUNCTION 2 (bigint, bigint) btint8sortsupport(internal),
+    OPERATOR 1 < (snowflake, integer), OPERATOR 2 <= (snowflake, integer),
+    OPERATOR 3 = (snowflake, integer), OPERATOR 4 >= (snowflake, integer),
+    OPERATOR 5 > (snowflake, integer),
+    FUNCTION 1 snowflake_cmp(snowflake, integer),
+    OPERATOR 1 < (integer, snowflake), OPERATOR 2 <= (integer, snowflake),
+    OPERATOR 3 = (integer, snowflake), OPERATOR 4 >= (integer, snowflake),
+    OPERATOR 5 > (integer, snowflake),
+    FUNCTION 1 snowflake_cmp(integer, snowflake);
+
+CREATE OPERATOR FAMILY snowflake_hash_ops USING hash;
+CREATE OPERATOR CLASS snowflake_hash_ops DEFAULT FOR TYPE snowflake USING hash
+    FAMILY snowflake_hash_ops AS
+    OPERATOR 1 = (snowflake, snowflake),
+    FUNCTION 1 snowflake_hash(snowflake),
+    FUNCTION 2 snowflake_hash_extended(snowflake, bigint);
+ALTER OPERATOR FAMILY snowflake_hash_ops USING hash ADD
+    OPERATOR 1 = (snowflake, bigint), OPERATOR 1 = (bigint, snowflake),
+    OPERATOR 1 = (bigint, bigint),
+    OPERATOR 1 = (snowflake, integer), OPERATOR 1 = (integer, snowflake),
+    FUNCTION 1 hashint8(bigint), FUNCTION 2 hashint8extended(bigint, bigint),
+    FUNCTION 1 hashint4(integer), FUNCTION 2 hashint4extended(integer, bigint);
+
+-- BRIN minmax, for large append-only tables keyed by time-ordered IDs.
+CREATE OPERATOR FAMILY snowflake_minmax_ops USING brin;
+CREATE OPERATOR CLASS snowflake_minmax_ops DEFAULT FOR TYPE snowflake USING brin
+    FAMILY snowflake_minmax_ops AS
+    OPERATOR 1 < (snowflake, snowflake), OPERATOR 2 <= (snowflake, snowflake),
+    OPERATOR 3 = (snowflake, snowflake), OPERATOR 4 >= (snowflake, snowflake),
+    OPERATOR 5 > (snowflake, snowflake),
+    FUNCTION 1 brin_minmax_opcinfo(internal),
+    FUNCTION 2 brin_minmax_add_value(internal, internal, internal, internal),
+    FUNCTION 3 brin_minmax_consistent(internal, internal, internal),
+    FUNCTION 4 brin_minmax_union(internal, internal, internal);
+ALTER OPERATOR FAMILY snowflake_minmax_ops USING brin ADD
+    OPERATOR 1 < (snowflake, bigint), OPERATOR 2 <= (snowflake, bigint),
+    OPERATOR 3 = (snowflake, bigint), OPERATOR 4 >= (snowflake, bigint),
+    OPERATOR 5 > (snowflake, bigint);
