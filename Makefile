@@ -3,6 +3,8 @@
 #   make demo       build, stage, start a throwaway server and show the extension
 #   make demo-stop  stop the demo server
 #   make test       every test (unit, regression, server tests)
+#   make test-lifecycle  the lifecycle simulator (tests/lifecycle/run, docs/lifecycle.md):
+#                   STORE=pg|redis, SEED=n or SEEDS=k, STEPS=n
 #   make test-all-versions  the server tests against PostgreSQL 15, 17 and 18,
 #                   and a build against 19 (tests/all-versions)
 #   make bench      the benchmark (bench/run)
@@ -79,7 +81,7 @@ $(GTEST_BIN): $(CORE_SRCS) $(wildcard src/core/*.hpp) $(UNIT_SRCS)
 	g++ -std=c++20 -Wall -Wextra -Werror -O2 -g -Isrc $(CORE_SRCS) $(UNIT_SRCS) \
 		-lgtest -lgtest_main -pthread -o $@
 
-.PHONY: deps unit test test-all-versions demo demo-stop bench bench-durable bench-toolkit bench-registry bench-type format \
+.PHONY: deps unit test test-lifecycle test-all-versions demo demo-stop bench bench-durable bench-toolkit bench-registry bench-type format \
 	check-format
 
 deps:
@@ -90,6 +92,11 @@ unit: deps $(GTEST_BIN)
 
 test: deps
 	@tests/run-all
+
+# STORE, SEED, SEEDS, FIRST_SEED, STEPS and EVENTS given on make's command
+# line reach the driver through the environment.
+test-lifecycle: deps
+	@tests/lifecycle/run
 
 test-all-versions: deps
 	@tests/all-versions

@@ -1,0 +1,1 @@
+"""The lifecycle simulator of snowflake_id (docs/lifecycle.md)."""

@@ -1,0 +1,67 @@
+"""Settings of the simulated cluster and the bounds the invariants use.
+
+Every number an invariant depends on is a named constant here, and the
+driver prints them at the start of a run.
+"""
+
+LEASE_TTL_MS = 3000  # snowflake_id.lease_ttl (the smallest it accepts)
+RENEW_MS = LEASE_TTL_MS // 3  # the worker renews every lease_ttl / 3
+MAX_CLOCK_DRIFT_MS = 200  # snowflake_id.max_clock_drift
+# The registry worker gives one call to the registry 5 s (README, "Running
+# the registry highly available"): a renewal sent into a hung registry can
+# take that long to fail before the worker tries again.
+REGISTRY_CALL_TIMEOUT_MS = 5000
+
+# Invariant 3: a node that is up, whose registry answers, mints within
+# LIVENESS_BOUND_MS of the moment both are so.
+LIVENESS_MARGIN_MS = REGISTRY_CALL_TIMEOUT_MS
+LIVENESS_BOUND_MS = LEASE_TTL_MS + RENEW_MS + LIVENESS_MARGIN_MS
+
+# Invariant 4: after a clean restart the first ID's time lies at most
+# max_clock_drift + RESTART_MARGIN_MS ahead of the wall clock read right after
+# (or of the newest ID the node issued before the stop, if that is later: a
+# clean stop resumes right after the last ID).
+RESTART_MARGIN_MS = 1000
+
+# Invariant 5: a disagreement between snowflake_status and a call must show
+# in this many probes in a row (each reads the status before and after its
+# call), over at least this long, before it counts: one probe can fall on a
+# change of state, and the registry worker publishes a change a moment after
+# the generator sees it.
+STATUS_MISMATCH_REPEATS = 3
+STATUS_MISMATCH_MS = 250
+
+# The ID layout, set explicitly on every node (the README's defaults).
+EPOCH = "2020-01-01T00:00:00Z"
+EPOCH_UNIX_MS = 1577836800000
+DATACENTER_BITS = 0
+WORKER_BITS = 10
+SEQUENCE_BITS = 12
+
+NODES = ("n1", "n2", "n3")
+STATIC_ID_BASE = 500  # a static worker_id reloaded on node k is 500 + k
+
+LIBFAKETIME = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"
+
+# Bounds of the harness's own waits.
+START_TIMEOUT_S = 60
+STOP_TIMEOUT_S = 60
+PSQL_TIMEOUT_S = 30
+POLL_PACE_S = 0.05  # the pace of a bounded poll, never a wait for a condition
+
+# Client pacing: a pause after each call so three clients leave the two
+# cores to the servers; longer after a failure (a node down).
+CLIENT_PACE_OK_S = 0.01
+CLIENT_PACE_ERR_S = 0.05
+CLIENT_MAX_BLOCK = 300
+
+
+def describe():
+    return (
+        f"lease_ttl {LEASE_TTL_MS} ms, renewal every {RENEW_MS} ms, "
+        f"max_clock_drift {MAX_CLOCK_DRIFT_MS} ms; liveness bound "
+        f"{LIVENESS_BOUND_MS} ms (lease_ttl + renewal + margin {LIVENESS_MARGIN_MS} ms); "
+        f"restart bound max_clock_drift + {RESTART_MARGIN_MS} ms; "
+        f"status mismatch counted after {STATUS_MISMATCH_REPEATS} probes in a row over "
+        f"{STATUS_MISMATCH_MS} ms"
+    )

@@ -1,0 +1,252 @@
+"""The events. Each takes the simulation and the seeded RNG, does its thing,
+and returns what the settle phase needs: for every node it touched, when it
+was last brought up (time.monotonic(), with its registry answering), an
+extra allowance for the liveness bound, and, after a clean restart, the run
+before it (invariant 4). Every parameter is drawn from the seeded RNG before
+anything is timed, so a seed replays the same sequence."""
+
+import os
+import signal
+import subprocess
+import time
+
+from . import config
+from .ledger import Violation
+from .probe import NOT_PRELOADED
+from .procs import CLIENT_BIN, HarnessError, children
+
+
+def _start(sim, node, why):
+    ok, out = node.start()
+    if not ok:
+        raise Violation(3, f"{node.name} did not start ({why}): {out}")
+
+
+def _touched(node, clean_restart=False, extra_ms=0):
+    return {node.name: {"since": time.monotonic(), "clean_restart": clean_restart,
+                        "extra_ms": extra_ms}}
+
+
+def restart(sim, rng):
+    node = rng.choice(sim.nodes)
+    how = rng.choice(("pg_ctl restart", "stop -m fast", "stop -m smart"))
+    sim.note(f"clean restart of {node.name} ({how})")
+    if how == "pg_ctl restart":
+        ok, out = node.restart()
+        if not ok:
+            raise Violation(3, f"{node.name} did not restart: {out}")
+    else:
+        node.stop(how.split()[-1])
+        _start(sim, node, how)
+    return _touched(node, clean_restart=True)
+
+
+def restart_twice(sim, rng):
+    """Two clean restarts, nothing minted between them (the node's client
+    paused, no probe)."""
+    node = rng.choice(sim.nodes)
+    sim.note(f"two clean restarts of {node.name} (stop -m fast, start, twice), "
+             f"nothing minted between")
+    client = sim.clients[node.name]
+    client.pause()
+    try:
+        for k in (1, 2):
+            node.stop("fast")
+            _start(sim, node, f"restart {k} of 2")
+    finally:
+        client.resume()
+    return _touched(node, clean_restart=True)
+
+
+def immediate(sim, rng):
+    node = rng.choice(sim.nodes)
+    sim.note(f"immediate stop of {node.name}, then start")
+    node.stop("immediate")
+    _start(sim, node, "after -m immediate")
+    return _touched(node)
+
+
+def kill_postmaster(sim, rng):
+    node = rng.choice(sim.nodes)
+    sim.note(f"kill -9 of {node.name}'s postmaster and children, then start")
+    node.crash()
+    _start(sim, node, "after kill -9")
+    return _touched(node)
+
+
+def kill_backend(sim, rng):
+    """kill -9 of one backend (a session of our own): the postmaster
+    reinitialises shared memory and restarts every backend."""
+    node = rng.choice(sim.nodes)
+    sim.note(f"kill -9 of one backend of {node.name} (crash restart of all backends)")
+    env = dict(os.environ, PGAPPNAME="lifecycle_victim")
+    victim = subprocess.Popen(
+        [os.path.join(CLIENT_BIN, "psql"), "-h", node.dir, "-p", "5432", "-U", "postgres",
+         "-d", "postgres", "-X", "-q", "-c", "SELECT pg_sleep(60)"],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        pm = node.postmaster_pid()
+        pid = None
+        deadline = time.monotonic() + 10
+        while pid is None:
+            out = node.sql_ok("SELECT pid FROM pg_stat_activity "
+                              "WHERE application_name = 'lifecycle_victim'")
+            if out.isdigit() and int(out) in children(pm):
+                pid = int(out)
+            elif time.monotonic() > deadline:
+                raise HarnessError(f"{node.name}: the victim session did not appear")
+            else:
+                time.sleep(0.01)  # the pace of the poll; the condition is the session
+        os.kill(pid, signal.SIGKILL)
+        since = time.monotonic()
+        victim.wait(30)
+    finally:
+        if victim.poll() is None:
+            victim.kill()
+            victim.wait(10)
+    return {node.name: {"since": since, "clean_restart": False, "extra_ms": 0}}
+
+
+def no_preload(sim, rng):
+    """A run without the library: calls fail saying it must be preloaded;
+    then a clean stop, the library back, and a start."""
+    node = rng.choice(sim.nodes)
+    sim.note(f"{node.name} restarted without snowflake_id preloaded, then with it again")
+    prev_run = sim.runs[node.name]
+    node.stop("fast")
+    node.set_preload(False)
+    _start(sim, node, "without the preload")
+    deadline = time.monotonic() + 10
+    while True:
+        p = sim.prober.probe(node)
+        if p.ok:
+            raise Violation(3, f"{node.name} minted {p.id} without the library preloaded")
+        if NOT_PRELOADED in p.error:
+            break
+        if time.monotonic() > deadline:
+            raise HarnessError(f"{node.name} without the preload: unexpected error {p.error}")
+        time.sleep(config.POLL_PACE_S)
+    node.stop("fast")
+    node.set_preload(True)
+    _start(sim, node, "with the preload back")
+    t = _touched(node, clean_restart=True)
+    t[node.name]["prev_run"] = prev_run
+    return t
+
+
+def freeze_node(sim, rng):
+    """SIGSTOP of a node's postmaster and children until the registry lets
+    its lease expire, then SIGCONT."""
+    node = rng.choice(sim.nodes)
+    extra_s = rng.choice((0, 0.5, 1.5))
+    sim.note(f"SIGSTOP of {node.name} until its lease expired (+{extra_s} s), then SIGCONT")
+    p = sim.prober.observe(node)
+    node_id = p.after[1] if p.after and p.after[1] else None
+    pids = node.freeze()
+    try:
+        deadline = time.monotonic() + (config.LEASE_TTL_MS + 5000) / 1000
+        others = [n for n in sim.nodes if n is not node]
+        while True:
+            state = sim.registry.lease_state(node_id) if node_id else None
+            if state in ("expired",) or (node_id is None and time.monotonic() > deadline - 4):
+                break
+            if time.monotonic() > deadline:
+                raise HarnessError(f"{node.name} frozen: its lease on node id {node_id} did "
+                                   f"not expire in the registry (state {state!r})")
+            sim.watch(others, 0.1)
+        sim.note(f"  lease of node id {node_id} expired in the registry")
+        sim.watch(others, extra_s)
+    finally:
+        node.thaw(pids)
+    return _touched(node)
+
+
+def registry_stop(sim, rng):
+    down_ms = rng.choice((300, 1000, config.LEASE_TTL_MS + 500, config.LEASE_TTL_MS + 1500))
+    sim.note(f"registry stopped for {down_ms} ms, then started")
+    sim.registry.stop("fast")
+    sim.watch(sim.nodes, down_ms / 1000)
+    ok, out = sim.registry.start()
+    if not ok:
+        raise HarnessError(f"the registry did not start again: {out}")
+    return sim.registry_back()
+
+
+def registry_freeze(sim, rng):
+    hang_ms = rng.choice((500, 2000, config.LEASE_TTL_MS + 500, config.LEASE_TTL_MS + 2500))
+    sim.note(f"registry hung (SIGSTOP) for {hang_ms} ms, then SIGCONT")
+    pids = sim.registry.freeze()
+    try:
+        sim.watch(sim.nodes, hang_ms / 1000)
+    finally:
+        sim.registry.thaw(pids)
+    return sim.registry_back()
+
+
+def clock_step(sim, rng):
+    """A node's clock stepped back or forward (libfaketime), and restored
+    within the event; on_clock_step_back reloaded to 'error' or 'switch_node'."""
+    node = rng.choice(sim.nodes)
+    mode = rng.choice(("error", "switch_node"))
+    if rng.random() < 0.6:
+        step_s = -rng.choice((1, 5, 30))
+    else:
+        step_s = rng.choice((0.5, 2))
+    sim.note(f"{node.name}'s clock stepped {step_s:+g} s with on_clock_step_back = '{mode}' "
+             f"(worker_id {node.worker_cfg}), then restored")
+    if mode != node.mode:
+        node.reload_setting("snowflake_id.on_clock_step_back", mode)
+        node.mode = mode
+    node.set_clock(step_s)
+    try:
+        sim.clients[node.name].await_calls(2, 10)
+        # 10,000 calls span milliseconds: they need a new millisecond, which a
+        # call with the clock behind cannot have within the last one's
+        # sequence (with 'error': the clock-behind ERROR; with 'switch_node'
+        # and 'auto': a switch of node id).
+        count, error = sim.prober.mint_many(node, 10000, "step")
+        sim.note(f"  {node.name} with its clock stepped: 10000 calls gave {count} IDs"
+                 + (f", {error}" if error else ""))
+        p = sim.prober.observe(node)
+        sim.note(f"  ... then one call: {p.describe()}")
+    finally:
+        node.set_clock(0)
+    # Restoring a forward step is a step back by as much: with 'error', calls
+    # that need a new millisecond may refuse until the clock has caught up.
+    return _touched(node, extra_ms=max(0, step_s) * 1000)
+
+
+def worker_reload(sim, rng):
+    node = rng.choice(sim.nodes)
+    value = "auto" if node.worker_cfg != "auto" else str(config.STATIC_ID_BASE + node.index)
+    sim.note(f"{node.name}: snowflake_id.worker_id reloaded from {node.worker_cfg} to {value}")
+    node.reload_setting("snowflake_id.worker_id", value)
+    node.worker_cfg = value
+    return _touched(node)
+
+
+def idle(sim, rng):
+    """No event: the clients mint for a while (the harness's own check)."""
+    calls = rng.choice((3, 10))
+    sim.note(f"idle: every client makes {calls} more calls")
+    for c in sim.clients.values():
+        if not c.await_calls(calls, 30):
+            raise HarnessError(f"client of {c.node.name} made no progress")
+    return {}
+
+
+# name -> (function, weight)
+EVENTS = {
+    "restart": (restart, 3),
+    "restart_twice": (restart_twice, 1),
+    "immediate": (immediate, 2),
+    "kill_postmaster": (kill_postmaster, 2),
+    "kill_backend": (kill_backend, 2),
+    "no_preload": (no_preload, 1),
+    "freeze_node": (freeze_node, 1),
+    "registry_stop": (registry_stop, 2),
+    "registry_freeze": (registry_freeze, 2),
+    "clock_step": (clock_step, 3),
+    "worker_reload": (worker_reload, 2),
+    "idle": (idle, 1),
+}

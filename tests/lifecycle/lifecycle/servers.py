@@ -1,0 +1,283 @@
+"""The servers of one seed: three nodes and a registry (PostgreSQL or Redis),
+each in its own directory under the seed's workspace. Mirrors the helpers of
+tests/lib/cluster.sh (sf_new, sf_start, sf_crash, sf_new_registry, ...)."""
+
+import os
+import signal
+import time
+
+from . import config
+from .procs import (HarnessError, STAGE_BIN, as_server, await_gone, children, freeze,
+                    make_dir, psql, run, thaw)
+
+
+def _initdb(dirpath, conf_lines):
+    make_dir(dirpath)
+    run(as_server([os.path.join(STAGE_BIN, "initdb"), "-D", os.path.join(dirpath, "data"),
+                   "-U", "postgres", "-A", "trust", "--no-sync"]), 120)
+    conf = ["listen_addresses = ''", f"unix_socket_directories = '{dirpath}'", "port = 5432",
+            "fsync = off", "max_connections = 40"] + conf_lines
+    with open(os.path.join(dirpath, "data", "postgresql.conf"), "a") as f:
+        f.write("\n".join(conf) + "\n")
+
+
+class PgServer:
+    """A PostgreSQL server in dirpath/data, socket in dirpath."""
+
+    def __init__(self, dirpath, env=None):
+        self.dir = dirpath
+        self.data = os.path.join(dirpath, "data")
+        self.log = os.path.join(dirpath, "server.log")
+        self.env = env or {}
+
+    def start(self):
+        """pg_ctl start; (ok, pg_ctl's output)."""
+        p = run(as_server([os.path.join(STAGE_BIN, "pg_ctl"), "-D", self.data, "-l", self.log,
+                           "-w", "-t", str(config.START_TIMEOUT_S), "start"], self.env),
+                config.START_TIMEOUT_S + 10, check=False)
+        return p.returncode == 0, (p.stdout + p.stderr).strip()
+
+    def stop(self, mode="fast"):
+        run(as_server([os.path.join(STAGE_BIN, "pg_ctl"), "-D", self.data, "-m", mode, "-w",
+                       "-t", str(config.STOP_TIMEOUT_S), "stop"]), config.STOP_TIMEOUT_S + 10)
+
+    def restart(self):
+        """pg_ctl restart -m fast; (ok, output)."""
+        p = run(as_server([os.path.join(STAGE_BIN, "pg_ctl"), "-D", self.data, "-l", self.log,
+                           "-m", "fast", "-w", "-t", str(config.START_TIMEOUT_S), "restart"],
+                          self.env), 2 * config.START_TIMEOUT_S + 10, check=False)
+        return p.returncode == 0, (p.stdout + p.stderr).strip()
+
+    def postmaster_pid(self):
+        try:
+            with open(os.path.join(self.data, "postmaster.pid")) as f:
+                return int(f.readline())
+        except (OSError, ValueError):
+            return None
+
+    def running(self):
+        pid = self.postmaster_pid()
+        return pid is not None and os.path.exists(f"/proc/{pid}")
+
+    def crash(self):
+        """SIGKILL for the postmaster and its children at once (sf_crash)."""
+        pm = self.postmaster_pid()
+        if pm is None:
+            raise HarnessError(f"{self.dir}: no postmaster.pid to crash")
+        kids = children(pm)
+        for p in [pm] + kids:
+            try:
+                os.kill(p, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        await_gone([pm] + kids, 30)
+
+    def freeze(self):
+        """SIGSTOP the postmaster, then its children; returns the pids."""
+        pm = self.postmaster_pid()
+        freeze([pm])
+        pids = [pm] + children(pm)
+        freeze(pids)
+        return pids
+
+    def thaw(self, pids):
+        thaw(pids)
+
+    def sql(self, *commands, timeout=config.PSQL_TIMEOUT_S):
+        return psql(self.dir, *commands, timeout=timeout)
+
+    def sql_ok(self, *commands):
+        rc, out, err = self.sql(*commands)
+        if rc != 0 or err.strip():
+            raise HarnessError(f"{self.dir}: {commands}: {err.strip()}")
+        return out.strip()
+
+    def stop_if_running(self):
+        if self.running():
+            run(as_server([os.path.join(STAGE_BIN, "pg_ctl"), "-D", self.data, "-m",
+                           "immediate", "-w", "stop"]), 60, check=False)
+
+
+class Node(PgServer):
+    """A node: snowflake_id preloaded, worker_id 'auto', leased from the
+    registry; its wall clock faked by libfaketime through its own clock file."""
+
+    def __init__(self, seed_dir, name, index, registry_conf, mode):
+        self.name = name
+        self.index = index
+        self.clock_file = os.path.join(seed_dir, name + ".clock")
+        super().__init__(os.path.join(seed_dir, name), {
+            "LD_PRELOAD": config.LIBFAKETIME, "FAKETIME_TIMESTAMP_FILE": self.clock_file,
+            "FAKETIME_NO_CACHE": "1", "DONT_FAKE_MONOTONIC": "1"})
+        self.registry_conf = registry_conf
+        self.mode = mode  # on_clock_step_back
+        self.worker_cfg = "auto"
+        self.clock_offset_s = 0.0
+
+    def create(self):
+        self.set_clock(0)
+        _initdb(self.dir, [
+            "shared_preload_libraries = 'snowflake_id'",
+            "snowflake_id.worker_id = 'auto'",
+            self.registry_conf,
+            f"snowflake_id.lease_ttl = '{config.LEASE_TTL_MS}ms'",
+            f"snowflake_id.max_clock_drift = '{config.MAX_CLOCK_DRIFT_MS}ms'",
+            f"snowflake_id.on_clock_step_back = '{self.mode}'",
+            f"snowflake_id.epoch = '{config.EPOCH}'",
+            f"snowflake_id.datacenter_bits = {config.DATACENTER_BITS}",
+            f"snowflake_id.worker_bits = {config.WORKER_BITS}",
+            f"snowflake_id.sequence_bits = {config.SEQUENCE_BITS}",
+        ])
+
+    def set_clock(self, offset_s):
+        """Steps the node's faked wall clock to the real clock + offset_s (the
+        file is read at every clock reading; replaced atomically)."""
+        tmp = self.clock_file + ".tmp"
+        with open(tmp, "w") as f:
+            f.write(f"{offset_s:+g}\n")
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, self.clock_file)
+        self.clock_offset_s = offset_s
+
+    def set_preload(self, on):
+        """Puts snowflake_id in shared_preload_libraries or takes it out, in
+        postgresql.conf (while the server is stopped). (ALTER SYSTEM SET
+        shared_preload_libraries = '' would write '""', a library named "".)"""
+        path = os.path.join(self.data, "postgresql.conf")
+        with open(path) as f:
+            text = f.read()
+        lines = {True: "shared_preload_libraries = 'snowflake_id'\n",
+                 False: "shared_preload_libraries = ''\n"}
+        if lines[not on] in text:
+            text = text.replace(lines[not on], lines[on])
+        elif lines[on] not in text:
+            raise HarnessError(f"{self.name}: no shared_preload_libraries line in {path}")
+        with open(path, "w") as f:  # in place: the owner stays the server account
+            f.write(text)
+
+    def reload_setting(self, name, value):
+        """ALTER SYSTEM SET + pg_reload_conf, then a bounded poll until a new
+        session sees it."""
+        self.sql_ok(f"ALTER SYSTEM SET {name} = '{value}'", "SELECT pg_reload_conf()")
+        deadline = time.monotonic() + 10
+        while True:
+            rc, out, _ = self.sql(f"SHOW {name}")
+            if rc == 0 and out.strip() == value:
+                return
+            if time.monotonic() > deadline:
+                raise HarnessError(f"{self.name}: {name} did not become {value} (last {out!r})")
+            time.sleep(config.POLL_PACE_S)
+
+
+class PgRegistry(PgServer):
+    kind = "pg"
+
+    def __init__(self, seed_dir):
+        super().__init__(os.path.join(seed_dir, "registry"))
+        self.conf = (f"snowflake_id.registry = 'host={self.dir} port=5432 user=postgres "
+                     f"dbname=postgres'")
+
+    def create(self):
+        _initdb(self.dir, [])
+        ok, out = self.start()
+        if not ok:
+            raise HarnessError(f"the registry did not start: {out}")
+        self.sql_ok("CREATE EXTENSION snowflake_id")
+
+    def answers(self):
+        rc, out, _ = self.sql("SELECT 1", timeout=5)
+        return rc == 0 and out.strip() == "1"
+
+    def lease_state(self, node_id):
+        rc, out, _ = self.sql(f"SELECT state FROM snowflake_registry_leases "
+                              f"WHERE node_id = {int(node_id)}", timeout=5)
+        return out.strip() if rc == 0 else None
+
+    def freeze(self):
+        return super().freeze()
+
+
+class RedisRegistry:
+    kind = "redis"
+
+    def __init__(self, seed_dir):
+        self.dir = os.path.join(seed_dir, "registry")
+        self.sock = os.path.join(self.dir, "redis.sock")
+        self.pidfile = os.path.join(self.dir, "redis.pid")
+        self.log = os.path.join(self.dir, "redis.log")
+        self.conf = f"snowflake_id.registry = 'redis+unix://{self.sock}'"
+
+    def cli(self, *args, timeout=5):
+        return run(["redis-cli", "-s", self.sock] + list(args), timeout, check=False)
+
+    def create(self):
+        make_dir(self.dir)
+        ok, out = self.start()
+        if not ok:
+            raise HarnessError(f"redis did not start: {out}")
+        # A new registry: hand out ids at once (README, "Redis that lost its data").
+        self.cli("HSET", "snowflake_id:meta", "quarantine_until_ms", "0")
+
+    def start(self):
+        if os.path.exists(self.pidfile):
+            os.unlink(self.pidfile)
+        p = run(["redis-server", "--port", "0", "--unixsocket", self.sock, "--unixsocketperm",
+                 "777", "--dir", self.dir, "--save", "", "--daemonize", "yes", "--pidfile",
+                 self.pidfile, "--logfile", self.log, "--appendonly", "yes", "--appendfsync",
+                 "always"], 30, check=False)
+        if p.returncode != 0:
+            return False, p.stderr
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            if self.pid() and self.answers():
+                return True, ""
+            time.sleep(0.01)  # the pace of the poll; the condition is the PING
+        return False, "redis-server did not answer PING"
+
+    def pid(self):
+        try:
+            with open(self.pidfile) as f:
+                return int(f.read().strip() or 0) or None
+        except (OSError, ValueError):
+            return None
+
+    def answers(self):
+        p = self.cli("PING", timeout=2) if os.path.exists(self.sock) else None
+        return p is not None and p.stdout.strip() == "PONG"
+
+    def stop(self, mode=None):
+        pid = self.pid()
+        if pid:
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+            await_gone([pid], 30)
+
+    def stop_if_running(self):
+        self.stop()
+
+    def freeze(self):
+        pids = [self.pid()]
+        freeze(pids)
+        return pids
+
+    def thaw(self, pids):
+        thaw(pids)
+
+    def lease_state(self, node_id):
+        """live, expired, released or '' (as sf_registry_lease)."""
+        t = self.cli("TIME").stdout.split()
+        h = self.cli("HMGET", f"snowflake_id:lease:{int(node_id)}", "expires_at_ms",
+                     "released_at_ms").stdout.split("\n")
+        if len(t) < 2 or not h or not h[0].strip():
+            return None
+        now_ms = int(t[0]) * 1000 + int(t[1]) // 1000
+        expires, released = int(h[0]), int(h[1] or 0)
+        if released != 0:
+            return "released"
+        return "live" if expires > now_ms else "expired"
+
+
+def new_registry(store, seed_dir):
+    return RedisRegistry(seed_dir) if store == "redis" else PgRegistry(seed_dir)
