@@ -207,6 +207,16 @@ void save_exact_floor(int, Datum) {
         (s->state_set_aside && !s->set_aside_confirmed)) {
         return;  // a file set aside and not yet confirmed stays as it was
     }
+    const bool lease_held = refusal == Refusal::none && sf_registry_configured() &&
+                            s->lease.fence.load() > 0 &&
+                            s->lease.fence.load() == s->lease_floor_fence;
+    if (!s->have_stored && !lease_held) {
+        // A run that issued nothing and held no lease leaves no file: the
+        // next start says "no state file" as this one did (pg_upgrade's
+        // runs of a new cluster, whose checkpoint pg_upgrade then replaces,
+        // would otherwise leave a file older than the data directory).
+        return;
+    }
     const uint64_t floor = s->floor.load();
     // Every ID of this run is below the stored bound or a lease's floor, and
     // the floor never went below where the run started, or where a switch
@@ -226,8 +236,7 @@ void save_exact_floor(int, Datum) {
     record.exact = true;
     record.run_id = s->run_id;
     record.lease_held = false;
-    if (refusal == Refusal::none && sf_registry_configured() && s->lease.fence.load() > 0 &&
-        s->lease.fence.load() == s->lease_floor_fence) {
+    if (lease_held) {
         // The lease the run ended with, its floor below this one, even when
         // it issued nothing on it: the next run proves with its fence that
         // it may take it back.
