@@ -11,6 +11,7 @@
 extern "C" {
 #include "postgres.h"
 
+#include "access/xlogreader.h"
 #include "fmgr.h"
 #include "lib/ilist.h"
 #include "miscadmin.h"
@@ -156,4 +157,14 @@ inline void sf_compat_init_running_server() {
     const char *version = GetConfigOption("server_version_num", false, false);
     sf_compat_server_has_sync_status_bits =
         version != nullptr && sf_compat_version_has_sync_status_bits(atoi(version));
+}
+
+// XLogFindNextRecord gained an error message argument in 19.
+inline XLogRecPtr sf_compat_xlog_find_next_record(XLogReaderState *reader, XLogRecPtr from) {
+#if PG_VERSION_NUM >= 190000
+    char *errormsg = nullptr;
+    return XLogFindNextRecord(reader, from, &errormsg);
+#else
+    return XLogFindNextRecord(reader, from);
+#endif
 }

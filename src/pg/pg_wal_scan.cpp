@@ -17,6 +17,8 @@
 // Runs in the postmaster before any other process exists, with plain reads
 // of pg_wal: no ERROR is raised on a missing or unreadable segment.
 #include "pg_shared.hpp"
+// After the core headers (src/core/pure_cpp.hpp).
+#include "pg_compat.hpp"
 
 extern "C" {
 #include <fcntl.h>
@@ -107,7 +109,7 @@ bool sf_state_unchanged_since(const snowflake::StateRecord &record,
     }
     XLogRecPtr start = from;
     if (!record.exact) {
-        start = XLogFindNextRecord(reader, from);  // from need not start a record
+        start = sf_compat_xlog_find_next_record(reader, from);  // need not start a record
     }
     bool unchanged = false;
     if (start == InvalidXLogRecPtr) {
