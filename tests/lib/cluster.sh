@@ -124,23 +124,18 @@ sf_stage() {
     # Not in every server (tools/fetch-pg's have none): sf_new_standby
     # copies the files itself then.
     [ ! -x "$SF_PGBIN/pg_basebackup" ] || cp "$SF_PGBIN/pg_basebackup" "$SF_STAGE_BIN/"
-    # The stage links to the server's files, which the server account must
-    # be able to reach: a server under a directory only the caller may enter
-    # (tools/fetch-pg's, in a clone made in `mktemp -d`) is copied instead.
-    local link=(ln -s)
-    sf_as_server test -r "$pkglibdir/." -a -r "$sharedir/." || link=(cp -a)
     for f in "$sharedir"/* "$sharedir"/extension/*; do
-        [ -e "$stage_share/${f#"$sharedir"/}" ] || "${link[@]}" "$f" "$stage_share/${f#"$sharedir"/}"
+        [ -e "$stage_share/${f#"$sharedir"/}" ] || ln -s "$f" "$stage_share/${f#"$sharedir"/}"
     done
     for f in "$pkglibdir"/*; do
-        [ -e "$stage_lib/$(basename "$f")" ] || "${link[@]}" "$f" "$stage_lib/$(basename "$f")"
+        [ -e "$stage_lib/$(basename "$f")" ] || ln -s "$f" "$stage_lib/$(basename "$f")"
     done
     # A relocatable server (tools/fetch-pg) finds its shared libraries
     # relative to the binary: give the copies the same neighbours.
     # (A here-string: under pipefail, grep -q would fail ldd with SIGPIPE.)
     if grep -q 'not found' <<<"$(ldd "$SF_STAGE_BIN/postgres")"; then
         for f in "$libdir"/*.so*; do
-            [ -e "$SF_STAGE$libdir/$(basename "$f")" ] || "${link[@]}" "$f" "$SF_STAGE$libdir/"
+            [ -e "$SF_STAGE$libdir/$(basename "$f")" ] || ln -s "$f" "$SF_STAGE$libdir/"
         done
     fi
     cat >"$SF_STAGE/pg_config" <<EOF
