@@ -103,11 +103,18 @@ void set_state_aside(SharedState *s, const char *why, Refusal refusal) {
         s->have_stored &&
         snowflake::same_layout(stale, snowflake::state_record_for(sf_layout, 0, 0, 0));
     s->have_stored = false;
+    s->floor_is_exact = false;
     start_fresh(s);
-    if (stale_usable && stale.id_bound > s->floor.load()) {
+    const bool above_fresh = stale_usable && stale.id_bound > s->floor.load();
+    if (above_fresh) {
         s->floor = stale.id_bound;
     }
     s->floor_at_start = s->floor.load();
+    if (above_fresh) {
+        // Ahead of the clock plus drift (a clock set back since): the
+        // catch-up clock takes over, as for any resume point.
+        sf_resume(false);
+    }
     ereport(WARNING,
             (errmsg("snowflake_id: the state file \"%s/%s\" %s; it is set aside", DataDir,
                     sf_state_file_name, why),
