@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The ways a DBA installs snowflake_id, tested as they are used:
 #  - META.json (PGXN) is complete and carries the version of the control
-#    file, as does debian/changelog (the module's magic block gets it from
-#    the Makefile; startup.sh checks it on PostgreSQL 18);
+#    file (tools/check-meta, which `make dist` runs too), as does
+#    debian/changelog (the module's magic block gets it from the Makefile;
+#    startup.sh checks it on PostgreSQL 18);
 #  - dpkg-buildpackage -us -uc -b builds postgresql-15-snowflake-id the
 #    pg_buildext way, from a copy of the tree;
 #  - the package holds the library, the control file and every script, and
@@ -17,24 +18,10 @@ sf_init_workspace
 # --- one version everywhere ---------------------------------------------------
 control_version=$(sed -n "s/^default_version = '\(.*\)'/\1/p" "$SF_ROOT/snowflake_id.control")
 semver=$control_version.0
-meta=$(python3 - "$SF_ROOT/META.json" <<'EOF'
-import json, sys
-m = json.load(open(sys.argv[1]))
-missing = [k for k in ("name", "abstract", "version", "maintainer", "license", "provides",
-                       "meta-spec", "prereqs", "tags") if k not in m]
-p = m["provides"]["snowflake_id"]
-print(" ".join(missing) or "-", m["version"], p["version"], p["file"],
-      m["prereqs"]["runtime"]["requires"]["PostgreSQL"], m["meta-spec"]["version"])
-EOF
-)
-read -r missing meta_version provides_version provides_file meta_pg spec <<<"$meta"
-sf_expect_eq "META.json has every key PGXN requires" - "$missing"
-sf_expect_eq "META.json: meta-spec" 1.0.0 "$spec"
-sf_expect_eq "META.json: the version is the control file's" "$semver" "$meta_version"
-sf_expect_eq "META.json: the extension's version too" "$semver" "$provides_version"
-sf_expect_eq "META.json: the file it names is the current install script" \
-    "snowflake_id--$control_version.sql" "$provides_file"
-[ -f "$SF_ROOT/$provides_file" ] || sf_die "META.json names $provides_file, which does not exist"
+out=$("$SF_ROOT/tools/check-meta" 2>&1) || sf_die "META.json: $out"
+sf_log "ok: META.json: every key PGXN requires, the control file's version (tools/check-meta)"
+meta_pg=$(python3 -c 'import json, sys
+print(json.load(open(sys.argv[1]))["prereqs"]["runtime"]["requires"]["PostgreSQL"])' "$SF_ROOT/META.json")
 sf_expect_eq "META.json: the oldest PostgreSQL is the one the code refuses below" \
     "$(sed -n 's/^#if PG_VERSION_NUM < \([0-9]*\)0000$/\1/p' "$SF_ROOT/src/pg/pg_compat.hpp").0.0" \
     "$meta_pg"
