@@ -13,6 +13,11 @@
 #   make bench-registry what a registry of node ids costs (bench/registry-cost)
 #   make bench-type the snowflake column type against a bigint key (bench/type-cost)
 #   make format     clang-format every C++ file in place
+#   make dist       the PGXN release archive build/snowflake_id-<version>.zip
+#                   (version from META.json, which must agree with the control
+#                   file): `git archive` of HEAD, so uncommitted changes are
+#                   not in it (a warning says so); DIST_DIR=dir writes it
+#                   elsewhere. tools/dist, docs/releasing.md
 #
 # `make` and `make install` are PGXS's: they build snowflake_id.so and install
 # it into the server found by pg_config.
@@ -82,7 +87,7 @@ $(GTEST_BIN): $(CORE_SRCS) $(wildcard src/core/*.hpp) $(UNIT_SRCS)
 		-lgtest -lgtest_main -pthread -o $@
 
 .PHONY: deps unit test test-lifecycle test-all-versions demo demo-stop bench bench-durable bench-toolkit bench-registry bench-type format \
-	check-format
+	check-format dist
 
 deps:
 	@tools/ensure-deps
@@ -124,6 +129,11 @@ bench-type: deps
 
 format:
 	clang-format -i src/core/*.[ch]pp src/pg/*.[ch]pp tests/unit/*.cpp
+
+DIST_DIR = $(BUILD)
+
+dist:
+	@tools/dist $(DIST_DIR)
 
 check-format:
 	clang-format --dry-run -Werror src/core/*.[ch]pp src/pg/*.[ch]pp tests/unit/*.cpp

@@ -155,16 +155,21 @@ EOF
     chmod -R a+rX "$SF_STAGE"
 }
 
-# sf_installcheck: `make installcheck` against the stage, as a packager runs
-# it (pg_regress starts its own temporary instance: the Makefile's
-# REGRESS_OPTS), in a copy of the files it needs that the server account may
-# write to (results/, tmp_check/). Prints the differences if it fails.
+# sf_installcheck [TREE]: `make installcheck` against the stage, as a
+# packager runs it (pg_regress starts its own temporary instance: the
+# Makefile's REGRESS_OPTS), in a copy of the files it needs that the server
+# account may write to (results/, tmp_check/); with TREE (an unpacked release
+# archive under $SF_WORK), in TREE itself, handed to the server account.
+# Prints the differences if it fails.
 sf_installcheck() {
-    local tree=$SF_WORK/installcheck
-    mkdir -p "$tree/tests"
-    cp -r "$SF_ROOT"/Makefile "$SF_ROOT"/*.control "$SF_ROOT"/*.sql "$SF_ROOT/sql" \
-        "$SF_ROOT/expected" "$tree/"
-    cp "$SF_ROOT/tests/installcheck.conf" "$tree/tests/"
+    local tree=${1:-}
+    if [ -z "$tree" ]; then
+        tree=$SF_WORK/installcheck
+        mkdir -p "$tree/tests"
+        cp -r "$SF_ROOT"/Makefile "$SF_ROOT"/*.control "$SF_ROOT"/*.sql "$SF_ROOT/sql" \
+            "$SF_ROOT/expected" "$tree/"
+        cp "$SF_ROOT/tests/installcheck.conf" "$tree/tests/"
+    fi
     [ "$(id -u)" = 0 ] && chown -R postgres: "$tree"
     if ! sf_as_server make -s -C "$tree" installcheck PG_CONFIG="$SF_STAGE/pg_config"; then
         echo "--- $tree/regression.diffs" >&2
