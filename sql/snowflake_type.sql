@@ -1,5 +1,6 @@
 -- The snowflake column type (1.4): I/O, casts, operators, both operator
--- classes and BRIN, JSON forms, plans, ALTER COLUMN TYPE both ways, bad input.
+-- classes and BRIN, JSON forms, plans, numeric (1.5), ALTER COLUMN TYPE both
+-- ways, bad input.
 -- Server: snowflake_id preloaded, default layout, worker_id = 7.
 SET timezone = 'UTC';
 CREATE EXTENSION IF NOT EXISTS snowflake_id;
@@ -107,6 +108,77 @@ CREATE TABLE sf_events_b PARTITION OF sf_events FOR VALUES FROM ('1000000') TO (
 INSERT INTO sf_events VALUES (5, 'a'), (2000000, 'b');
 EXPLAIN (COSTS OFF) SELECT * FROM sf_events WHERE id >= 1000000::bigint;
 EXPLAIN (COSTS OFF) SELECT * FROM sf_events WHERE id < '1000000'::snowflake;
+
+-- With numeric (1.5): the casts and comparisons bigint has, for drivers
+-- that send Decimal or BigDecimal IDs. The casts are on assignment, not
+-- implicit as bigint's to numeric: first, that nothing resolves otherwise
+-- than before (an implicit cast to numeric would make id + id, sum(id),
+-- max(id) and abs(id) ambiguous), then the new forms.
+SELECT castsource::regtype, casttarget::regtype, castcontext, castmethod FROM pg_cast
+WHERE 'numeric'::regtype IN (castsource, casttarget)
+  AND 'snowflake'::regtype IN (castsource, casttarget) ORDER BY 1;
+DROP INDEX sf_orders_hash, sf_orders_brin;
+SELECT pg_typeof(id + 1) AS plus_int, pg_typeof(id + id) AS plus_self,
+       pg_typeof(id * 2::bigint) AS times_bigint, pg_typeof(-id) AS minus,
+       pg_typeof(abs(id)) AS abs, pg_typeof(id % 7) AS modulo
+FROM sf_orders WHERE id = 42;
+SELECT pg_typeof(sum(id)) AS sum, pg_typeof(max(id)) AS max, pg_typeof(min(id)) AS min,
+       pg_typeof(avg(id)) AS avg
+FROM sf_orders;
+SELECT id, pg_typeof(id) FROM sf_orders WHERE id IN (42, 912291816210986656) ORDER BY id DESC;
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+PREPARE by_bigint(bigint) AS SELECT note FROM sf_orders WHERE id = $1;
+EXPLAIN (COSTS OFF) EXECUTE by_bigint(42);
+EXPLAIN (COSTS OFF) SELECT * FROM sf_orders WHERE id IN (42, 43);
+EXPLAIN (COSTS OFF) SELECT * FROM sf_orders WHERE id = ANY ('{42, 43}'::bigint[]);
+EXPLAIN (COSTS OFF) SELECT id FROM sf_orders ORDER BY id LIMIT 1;
+DEALLOCATE by_bigint;
+-- The new comparisons: in numeric, exactly, as bigint's (5.5 equals no ID).
+SELECT id = 42.0 AS eq, id = 42.5 AS eq_fraction, id < 42.5 AS lt, id >= 42.5 AS ge,
+       id <> 42.5 AS ne, 42.5 > id AS commuted, 42.0 = id AS commuted_eq
+FROM sf_orders WHERE id = 42;
+SELECT note FROM sf_orders WHERE id = 912291816210986656.000;
+SELECT count(*) AS beyond_bigint FROM sf_orders WHERE id < 9223372036854775808;
+SELECT note FROM sf_orders WHERE id IN (42.0, 7.5) ORDER BY 1;
+-- As for bigint, the index does not serve a numeric operand: the column is
+-- compared in numeric. A driver sending Decimal IDs gets a scan; the client
+-- drivers page (docs/client-drivers.md) sends them as integers.
+EXPLAIN (COSTS OFF) SELECT * FROM sf_orders WHERE id = 42.0;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+-- Casts: to numeric, and from numeric, on assignment, for whole numbers
+-- from 0 to 2^63 - 1, however written.
+SELECT id::numeric AS to_numeric, pg_typeof(id::numeric) FROM sf_orders WHERE id = 912291816210986656;
+SELECT 42.000::snowflake AS trailing_zeros, '9.12E+17'::numeric::snowflake AS exponent,
+       9223372036854775807::numeric::snowflake AS largest, 0.0::snowflake AS zero;
+PREPARE by_numeric(numeric) AS SELECT note FROM sf_orders WHERE id = $1;
+EXECUTE by_numeric(912291816210986656);
+DEALLOCATE by_numeric;
+PREPARE insert_numeric(numeric, text) AS INSERT INTO sf_orders VALUES ($1, $2) RETURNING id, pg_typeof(id);
+EXECUTE insert_numeric(912291816210986700, 'numeric');
+UPDATE sf_orders SET id = 912291816210986701.0 WHERE id = 912291816210986700.0 RETURNING id, note;
+CREATE TEMP TABLE sf_amounts (n numeric);
+INSERT INTO sf_amounts SELECT id FROM sf_orders WHERE id = 912291816210986701;
+SELECT n FROM sf_amounts;
+DELETE FROM sf_orders WHERE id = 912291816210986701::numeric RETURNING note;
+-- A numeric that is no snowflake: refused, never rounded (bigint rounds
+-- 42.5 to 43, another ID), the value named.
+\set VERBOSITY default
+SELECT 42.5::snowflake;
+SELECT 42.5::bigint AS bigint_rounds;
+EXECUTE insert_numeric(0.5, 'half');
+SELECT (-1.0)::snowflake;
+SELECT 9223372036854775808::snowflake;
+SELECT 'NaN'::numeric::snowflake;
+SELECT 'Infinity'::numeric::snowflake;
+\set VERBOSITY terse
+DO $$ BEGIN PERFORM 42.5::snowflake; EXCEPTION WHEN OTHERS THEN RAISE NOTICE '%', SQLSTATE; END $$;
+DO $$ BEGIN PERFORM 9223372036854775808::snowflake; EXCEPTION WHEN OTHERS THEN RAISE NOTICE '%', SQLSTATE; END $$;
+DO $$ BEGIN PERFORM (-1.0)::snowflake; EXCEPTION WHEN OTHERS THEN RAISE NOTICE '%', SQLSTATE; END $$;
+DO $$ BEGIN PERFORM 'NaN'::numeric::snowflake; EXCEPTION WHEN OTHERS THEN RAISE NOTICE '%', SQLSTATE; END $$;
+\set VERBOSITY default
+DEALLOCATE insert_numeric;
 
 -- ALTER COLUMN TYPE: to snowflake the table is rewritten (the cast checks
 -- every value); back to bigint it is not (the same bits).
