@@ -148,7 +148,7 @@ void lease_texts(LeaseTexts *out) {
                         errmsg("the registry refused this server a node id lease"),
                         errdetail("Registry %s: %s.", texts.registry, texts.message),
                         errhint("The registry worker asks again every lease_ttl / 3 (%d ms); see "
-                                "the README, \"Running many servers\".",
+                                "docs/many-servers.md, \"Running many servers\".",
                                 sf_lease_ttl_ms / 3)));
     }
     ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),

@@ -440,7 +440,7 @@ void log_startup(const snowflake::Layout &layout, int64_t now_ms) {
                         end_text, static_cast<int>(kWarnYearsLeft)),
                  errdetail("After that snowflake_nextval() raises an error; IDs never wrap."),
                  errhint("Plan a layout with more timestamp bits or a later epoch, and see "
-                         "the README on changing the layout.")));
+                         "docs/durability.md, \"Changing the layout\".")));
     }
     sf_check_step_back_setting(WARNING);
     if (sf_worker_id == kWorkerIdAuto || sf_registry_configured()) {

@@ -35,7 +35,7 @@ int sf_errhint_state_file_way_out() {
         "If this server's clock is right and was never set back, remove the file (%s/%s) and "
         "restart (at least a second after the server last issued IDs): the generator then starts "
         "above every ID issued before. Otherwise remove it and give the server a worker id that "
-        "no server has used. See the README, section \"Guarantees and failure modes\".",
+        "no server has used. See docs/durability.md, \"Guarantees and failure modes\".",
         DataDir, sf_state_file_name);
 }
 

@@ -8,6 +8,13 @@
 #    pg_buildext way, from a copy of the tree;
 #  - the package holds the library, the control file and every script, and
 #    would install here (apt-get --simulate resolves its dependencies);
+#  - the licence is one everywhere: LICENSE, debian/copyright (DEP-5, the
+#    same text), META.json and the README;
+#  - the package ships the licence and the docs under /usr/share/doc, as
+#    Markdown the README's links still resolve in;
+#  - its prerm warns, on removal, naming each cluster whose configuration
+#    still preloads the library, and says nothing when none does (run
+#    against a fake /etc/postgresql, never this system's clusters);
 #  - unpacked (dpkg -x) over a copy of the server and preloaded, it passes the
 #    regression suites run by `make installcheck`, which is also what its
 #    autopkgtest (debian/tests) runs.
@@ -30,6 +37,33 @@ sf_expect_eq "debian/pgversions starts at the same major" "${meta_pg%%.*}+" \
 sf_expect_eq "debian/changelog: the upstream version is the control file's" "$semver" \
     "$(dpkg-parsechangelog -l "$SF_ROOT/debian/changelog" -S Version | sed 's/-[^-]*$//')"
 
+# --- one licence everywhere ----------------------------------------------------
+# LICENSE is the copyright line, then the licence's text; debian/copyright
+# carries the same holder and, as its stand-alone License paragraph, the same
+# text (continuation lines indented by one space, '.' for a blank line).
+python3 - "$SF_ROOT" <<'EOF' || sf_die "the licence does not agree between its files"
+import json, re, sys
+root = sys.argv[1]
+notice, _, text = open(f"{root}/LICENSE").read().partition("\n\n")
+holder = re.fullmatch(r"Copyright \(c\) (\d{4}), (.+)", notice.strip())
+assert holder, f"LICENSE does not start with a copyright line: {notice!r}"
+assert text.startswith("Permission to use, copy, modify, and distribute this software"), \
+    "LICENSE is not the PostgreSQL Licence"
+paragraphs = open(f"{root}/debian/copyright").read().split("\n\n")
+files = next(p for p in paragraphs if p.startswith("Files: *")).splitlines()
+assert f"Copyright: {holder[1]}, {holder[2]}" in files, \
+    f"debian/copyright's Files: * paragraph does not name {holder[1]}, {holder[2]}"
+assert "License: PostgreSQL" in files, "debian/copyright: Files: * is not under PostgreSQL"
+licence = next(p for p in paragraphs if p.startswith("License: PostgreSQL\n"))
+body = "\n".join("" if l == " ." else l[1:] for l in licence.splitlines()[1:])
+assert body.rstrip("\n") == text.rstrip("\n"), "debian/copyright's licence text differs from LICENSE"
+meta = json.load(open(f"{root}/META.json"))
+assert meta["license"] == "postgresql", f"META.json says license {meta['license']!r}"
+assert re.search(r"\[PostgreSQL Licence\]\(LICENSE\)", open(f"{root}/README.md").read()), \
+    "the README does not name the PostgreSQL Licence, linking to LICENSE"
+EOF
+sf_log "ok: LICENSE, debian/copyright, META.json and the README name one licence"
+
 # --- the package ------------------------------------------------------------------
 src=$SF_WORK/src
 mkdir -p "$src"
@@ -51,9 +85,69 @@ for f in "$SF_ROOT"/snowflake_id--*.sql; do
         sf_die "the package lacks $(basename "$f")"
 done
 sf_log "ok: ... and every install and update script"
+sf_expect_match "... and the licence, as debian/copyright" \
+    '^\./usr/share/doc/postgresql-15-snowflake-id/copyright$' "$contents"
+cmp -s "$SF_ROOT/debian/copyright" <(dpkg-deb --fsys-tarfile "$deb" |
+    tar -xOf - ./usr/share/doc/postgresql-15-snowflake-id/copyright) ||
+    sf_die "the package's copyright file is not debian/copyright"
+# The docs as they are in the tree, uncompressed, docs/ kept as a directory:
+# the README's links to docs/*.md resolve in /usr/share/doc too. The
+# upstream CHANGELOG.md is changelog.gz there, as Debian's policy has it.
+for f in README.md CONTRIBUTING.md $(cd "$SF_ROOT" && git ls-files 'docs/*.md'); do
+    grep -qx "./usr/share/doc/postgresql-15-snowflake-id/$f" <<<"$contents" ||
+        sf_die "the package lacks /usr/share/doc/postgresql-15-snowflake-id/$f"
+done
+cmp -s "$SF_ROOT/CHANGELOG.md" <(dpkg-deb --fsys-tarfile "$deb" |
+    tar -xOf - ./usr/share/doc/postgresql-15-snowflake-id/changelog.gz | gzip -dc) ||
+    sf_die "the package's changelog.gz is not CHANGELOG.md"
+sf_log "ok: ... and the README, CONTRIBUTING.md, docs/*.md, and CHANGELOG.md as changelog.gz"
 sf_expect_match "it depends on its server" 'postgresql-15' "$(dpkg-deb -f "$deb" Depends)"
 out=$(apt-get install --simulate "$deb" 2>&1) || sf_die "apt-get --simulate refused it: $out"
 sf_expect_match "apt would install it on this system" '^Inst postgresql-15-snowflake-id ' "$out"
+
+# --- the prerm warns about clusters that still preload the library -------------
+dpkg-deb -e "$deb" "$SF_WORK/control"
+prerm=$SF_WORK/control/prerm
+[ -x "$prerm" ] || sf_die "the package has no prerm"
+# A fake root with four clusters of 15 and one of 16, laid out as
+# pg_createcluster does: "app" preloads it through conf.d, "auto" through
+# ALTER SYSTEM (postgresql.auto.conf in its data directory), "gone" listed it
+# once and a later file takes it out, "other" preloads a library whose name
+# only starts the same, and 16's cluster, which the 15 package does not serve,
+# preloads it too.
+fake=$SF_WORK/prerm-root
+fake_cluster() {  # major name line-for-postgresql.conf
+    mkdir -p "$fake/etc/postgresql/$1/$2/conf.d" "$fake/var/lib/postgresql/$1/$2"
+    printf "data_directory = '/var/lib/postgresql/%s/%s'\n%s\ninclude_dir = 'conf.d'\n" \
+        "$1" "$2" "$3" >"$fake/etc/postgresql/$1/$2/postgresql.conf"
+}
+fake_cluster 15 app "#shared_preload_libraries = ''"
+echo "shared_preload_libraries = 'pg_stat_statements, snowflake_id'   # IDs" \
+    >"$fake/etc/postgresql/15/app/conf.d/snowflake_id.conf"
+fake_cluster 15 auto "shared_preload_libraries = 'pg_stat_statements'"
+echo "shared_preload_libraries = '\$libdir/snowflake_id'" \
+    >"$fake/var/lib/postgresql/15/auto/postgresql.auto.conf"
+fake_cluster 15 gone "shared_preload_libraries = 'snowflake_id'"
+echo "shared_preload_libraries = ''" >"$fake/etc/postgresql/15/gone/conf.d/zz-off.conf"
+fake_cluster 15 other "shared_preload_libraries = 'snowflake_idx'"
+fake_cluster 16 main "shared_preload_libraries = 'snowflake_id'"
+out=$(SNOWFLAKE_ID_PRERM_ROOT=$fake "$prerm" remove 2>&1) || sf_die "the prerm failed: $out"
+sf_expect_match "prerm remove warns" '^postgresql-15-snowflake-id: WARNING: ' "$out"
+sf_expect_match "... naming a cluster that preloads it through conf.d, and the file" \
+    '^  15/app \(shared_preload_libraries in /etc/postgresql/15/app/conf\.d/snowflake_id\.conf\)$' \
+    "$out"
+sf_expect_match "... and one that preloads it through ALTER SYSTEM" \
+    '^  15/auto \(shared_preload_libraries in /var/lib/postgresql/15/auto/postgresql\.auto\.conf\)$' \
+    "$out"
+sf_expect_eq "... and no other cluster" 2 "$(grep -c '^  1[56]/' <<<"$out")"
+sf_expect_match "... and says what the next start would print" \
+    'FATAL:  could not access file "snowflake_id"' "$out"
+out=$(SNOWFLAKE_ID_PRERM_ROOT=$fake "$prerm" upgrade 1.5.0-2 2>&1) || sf_die "prerm upgrade failed: $out"
+sf_expect_eq "prerm upgrade says nothing (the library stays)" "" "$out"
+rm "$fake/etc/postgresql/15/app/conf.d/snowflake_id.conf" \
+    "$fake/var/lib/postgresql/15/auto/postgresql.auto.conf"
+out=$(SNOWFLAKE_ID_PRERM_ROOT=$fake "$prerm" remove 2>&1) || sf_die "the prerm failed: $out"
+sf_expect_eq "prerm remove says nothing once no cluster of 15 preloads it" "" "$out"
 
 # --- the installed files pass the regression suites ----------------------------
 dpkg-deb -x "$deb" "$SF_WORK/unpacked"
