@@ -2,7 +2,11 @@
 -- holder gives back at a clean stop, and refuses a live lease to a server
 -- without a previous fence (NULL) as the Redis store does; a new fence for
 -- every grant. The snowflake type gets the casts and comparisons with
--- numeric that bigint has.
+-- numeric that bigint has. And every SQL and PL/pgSQL function pins its
+-- search_path to pg_catalog, the extension's schema and pg_temp, so that
+-- no look-alike in a caller's search_path runs in its place; that needs a
+-- fixed schema, so the extension is no longer relocatable (an install
+-- moved before keeps the schema it is in: @extschema@ is that schema).
 \echo Use "ALTER EXTENSION snowflake_id UPDATE TO '1.5'" to load this file. \quit
 
 -- Whether a server may take over a lease that is still live: it is the same
@@ -18,7 +22,8 @@ CREATE OR REPLACE FUNCTION snowflake_registry_may_take(lease snowflake_registry_
                                             instance bigint, host text, port integer,
                                             data_directory text, timeline integer,
                                             previous_fence bigint)
-RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, @extschema@, pg_temp AS $$
     SELECT lease.holder_instance = instance
         OR (lease.holder_system_id = system_id
             AND (timeline > lease.holder_timeline
@@ -40,7 +45,8 @@ COMMENT ON FUNCTION snowflake_registry_may_take(snowflake_registry_lease, numeri
 -- at once. False, and no change, if the lease is no longer this run's.
 CREATE OR REPLACE FUNCTION snowflake_registry_release(node_id integer, fence bigint, instance bigint,
                                            reserved_until_ms bigint)
-RETURNS boolean LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE AS $$
+RETURNS boolean LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, @extschema@, pg_temp AS $$
 #variable_conflict use_variable
 BEGIN
     LOCK TABLE snowflake_registry_lease IN SHARE ROW EXCLUSIVE MODE;
@@ -81,7 +87,8 @@ CREATE OR REPLACE FUNCTION snowflake_registry_acquire(
     timeline integer, datacenter_bits integer, worker_bits integer, sequence_bits integer,
     epoch_ms bigint, max_clock_drift_ms bigint, ttl_ms bigint, clock_ms bigint,
     OUT node_id integer, OUT fence bigint, OUT floor_ms bigint, OUT expires_at timestamptz)
-RETURNS record LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE AS $$
+RETURNS record LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, @extschema@, pg_temp AS $$
 #variable_conflict use_variable
 DECLARE
     now_ts constant timestamptz := clock_timestamp();
@@ -294,3 +301,16 @@ COMMENT ON FUNCTION snowflake_lt(numeric, snowflake) IS 'numeric < snowflake, co
 COMMENT ON FUNCTION snowflake_le(numeric, snowflake) IS 'numeric <= snowflake, compared in numeric as numeric <= bigint';
 COMMENT ON FUNCTION snowflake_gt(numeric, snowflake) IS 'numeric > snowflake, compared in numeric as numeric > bigint';
 COMMENT ON FUNCTION snowflake_ge(numeric, snowflake) IS 'numeric >= snowflake, compared in numeric as numeric >= bigint';
+
+-- The functions this update does not make anew get the same pinning as in
+-- snowflake_id--1.5.sql.
+ALTER FUNCTION snowflake_registry_layout_text(integer, integer, integer, bigint)
+    SET search_path = pg_catalog, @extschema@, pg_temp;
+ALTER FUNCTION snowflake_registry_holder_text(text, integer, text, numeric)
+    SET search_path = pg_catalog, @extschema@, pg_temp;
+ALTER FUNCTION snowflake_registry_is_live(snowflake_registry_lease, timestamptz)
+    SET search_path = pg_catalog, @extschema@, pg_temp;
+ALTER FUNCTION snowflake_registry_renew(integer, bigint, bigint, bigint, bigint)
+    SET search_path = pg_catalog, @extschema@, pg_temp;
+ALTER FUNCTION snowflake_registry_switch(integer, bigint, bigint, bigint, numeric, text, integer, text, integer, bigint, bigint, bigint, bigint)
+    SET search_path = pg_catalog, @extschema@, pg_temp;

@@ -184,10 +184,21 @@ CREATE TABLE snowflake_registry_lease (
 SELECT pg_catalog.pg_extension_config_dump('snowflake_registry_layout', '');
 SELECT pg_catalog.pg_extension_config_dump('snowflake_registry_lease', '');
 
+-- Every SQL and PL/pgSQL function pins its search_path (1.5): names in a
+-- body resolve through the caller's search_path otherwise, and a registry
+-- role whose path starts with a schema another role can write to would run
+-- that role's look-alike tables, functions and operators. pg_catalog comes
+-- first, so that no look-alike of a built-in function or operator can win,
+-- then the extension's own schema (fixed: the extension is not
+-- relocatable), and pg_temp last, which is otherwise searched first for
+-- tables and types. A SET clause keeps a SQL function from being inlined;
+-- none of these is used where that matters.
+
 -- A layout as the server's messages write it.
 CREATE FUNCTION snowflake_registry_layout_text(datacenter_bits integer, worker_bits integer,
                                                sequence_bits integer, epoch_ms bigint)
-RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, @extschema@, pg_temp AS $$
     SELECT format('%s datacenter, %s worker and %s sequence bits from epoch %s',
                   datacenter_bits, worker_bits, sequence_bits,
                   to_char(to_timestamp(epoch_ms / 1000.0) AT TIME ZONE 'UTC',
@@ -200,7 +211,8 @@ COMMENT ON FUNCTION snowflake_registry_layout_text(integer, integer, integer, bi
 -- A holder as the messages name it.
 CREATE FUNCTION snowflake_registry_holder_text(host text, port integer, data_directory text,
                                                system_id numeric)
-RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, @extschema@, pg_temp AS $$
     SELECT format('%s:%s, data directory %s, system identifier %s', host, port,
                   data_directory, system_id)
 $$;
@@ -209,7 +221,8 @@ COMMENT ON FUNCTION snowflake_registry_holder_text(text, integer, text, numeric)
 'A lease holder as snowflake_id''s messages name it';
 
 CREATE FUNCTION snowflake_registry_is_live(lease snowflake_registry_lease, at timestamptz)
-RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, @extschema@, pg_temp AS $$
     SELECT lease.released_at IS NULL AND lease.expires_at > at
 $$;
 
@@ -229,7 +242,8 @@ CREATE FUNCTION snowflake_registry_may_take(lease snowflake_registry_lease, syst
                                             instance bigint, host text, port integer,
                                             data_directory text, timeline integer,
                                             previous_fence bigint)
-RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, @extschema@, pg_temp AS $$
     SELECT lease.holder_instance = instance
         OR (lease.holder_system_id = system_id
             AND (timeline > lease.holder_timeline
@@ -266,7 +280,8 @@ CREATE FUNCTION snowflake_registry_acquire(
     timeline integer, datacenter_bits integer, worker_bits integer, sequence_bits integer,
     epoch_ms bigint, max_clock_drift_ms bigint, ttl_ms bigint, clock_ms bigint,
     OUT node_id integer, OUT fence bigint, OUT floor_ms bigint, OUT expires_at timestamptz)
-RETURNS record LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE AS $$
+RETURNS record LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, @extschema@, pg_temp AS $$
 #variable_conflict use_variable
 DECLARE
     now_ts constant timestamptz := clock_timestamp();
@@ -403,7 +418,8 @@ COMMENT ON FUNCTION snowflake_registry_acquire(integer, integer, bigint, numeric
 -- one else can have issued on it. The recorded bound never goes down.
 CREATE FUNCTION snowflake_registry_renew(node_id integer, fence bigint, instance bigint,
                                          reserved_until_ms bigint, ttl_ms bigint)
-RETURNS timestamptz LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE AS $$
+RETURNS timestamptz LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, @extschema@, pg_temp AS $$
 #variable_conflict use_variable
 DECLARE
     now_ts constant timestamptz := clock_timestamp();
@@ -452,7 +468,8 @@ COMMENT ON FUNCTION snowflake_registry_renew(integer, bigint, bigint, bigint, bi
 -- at once. False, and no change, if the lease is no longer this run's.
 CREATE FUNCTION snowflake_registry_release(node_id integer, fence bigint, instance bigint,
                                            reserved_until_ms bigint)
-RETURNS boolean LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE AS $$
+RETURNS boolean LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, @extschema@, pg_temp AS $$
 #variable_conflict use_variable
 BEGIN
     LOCK TABLE snowflake_registry_lease IN SHARE ROW EXCLUSIVE MODE;
@@ -482,7 +499,8 @@ CREATE FUNCTION snowflake_registry_switch(
     max_clock_drift_ms bigint, ttl_ms bigint, clock_ms bigint, reserved_until_ms bigint,
     OUT new_node_id integer, OUT new_fence bigint, OUT floor_ms bigint,
     OUT expires_at timestamptz)
-RETURNS record LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE AS $$
+RETURNS record LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, @extschema@, pg_temp AS $$
 #variable_conflict use_variable
 DECLARE
     now_ts constant timestamptz := clock_timestamp();

@@ -8,7 +8,8 @@ CREATE TEMP VIEW members AS
 SELECT pg_describe_object(d.classid, d.objid, 0) AS object,
        coalesce(p.provolatile::text || p.proisstrict::text || p.proparallel::text
                 || p.proretset::text || pg_get_function_arguments(p.oid)
-                || pg_get_function_result(p.oid), '') AS properties,
+                || pg_get_function_result(p.oid) || coalesce(p.proconfig::text, ''),
+                '') AS properties,
        obj_description(d.objid, d.classid::regclass::name) AS comment,
        (SELECT array_agg(a ORDER BY a::text) FROM unnest(coalesce(p.proacl, c.relacl)) a) AS acl
 FROM pg_depend d LEFT JOIN pg_proc p ON d.classid = 'pg_proc'::regclass AND p.oid = d.objid
@@ -23,12 +24,14 @@ WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
                   WHERE d.classid = 'pg_type'::regclass AND t.oid = d.objid
                     AND (t.typrelid <> 0 OR t.typcategory = 'A'));
 CREATE TEMP TABLE fresh AS SELECT * FROM members;
-SELECT extversion AS fresh_version FROM pg_extension WHERE extname = 'snowflake_id';
+SELECT extversion AS fresh_version, extrelocatable FROM pg_extension
+WHERE extname = 'snowflake_id';
 DROP EXTENSION snowflake_id;
 
 CREATE EXTENSION snowflake_id VERSION '1.0';
 ALTER EXTENSION snowflake_id UPDATE;
-SELECT extversion AS updated_version FROM pg_extension WHERE extname = 'snowflake_id';
+SELECT extversion AS updated_version, extrelocatable FROM pg_extension
+WHERE extname = 'snowflake_id';
 CREATE TEMP TABLE updated AS SELECT * FROM members;
 SELECT count(*) AS objects FROM fresh;
 -- Both differences are empty.
@@ -39,14 +42,41 @@ UNION ALL
 SELECT count(*) AS block FROM snowflake_nextval(3);
 SELECT snowflake_timestamp(175928847299117063, 'discord');
 
--- The extension can be installed into a schema of its own (it is
--- relocatable), the placement the README recommends, and moved.
+-- The extension can be installed into a schema of its own, the placement
+-- the README recommends. It is not relocatable (1.5): the registry's
+-- functions pin their search_path to its schema.
 DROP EXTENSION snowflake_id;
 CREATE SCHEMA sf_ids;
 CREATE EXTENSION snowflake_id SCHEMA sf_ids;
 SELECT sf_ids.snowflake_timestamp(175928847299117063, 'discord');
 SELECT count(*) AS status_rows FROM sf_ids.snowflake_status;
 SELECT sf_ids.snowflake_nextval() > 0 AS issued;
+SELECT proname, proconfig FROM pg_proc
+WHERE proname = 'snowflake_registry_renew' AND pronamespace = 'sf_ids'::regnamespace;
 ALTER EXTENSION snowflake_id SET SCHEMA public;
-SELECT snowflake_nextval() > 0 AS issued_after_move;
+DROP EXTENSION snowflake_id;
+
+-- An install of 1.4 or before, relocatable then, that was moved with ALTER
+-- EXTENSION SET SCHEMA: 1.4's control file said relocatable, which the
+-- catalog flag stands in for here. The update pins the functions to the
+-- schema the extension is in now, and its registry works from there with
+-- a search_path that does not name that schema.
+CREATE EXTENSION snowflake_id VERSION '1.4';
+UPDATE pg_extension SET extrelocatable = true WHERE extname = 'snowflake_id';
+ALTER EXTENSION snowflake_id SET SCHEMA sf_ids;
+ALTER EXTENSION snowflake_id UPDATE;
+SELECT extversion, extrelocatable, extnamespace::regnamespace AS schema FROM pg_extension
+WHERE extname = 'snowflake_id';
+SELECT p.proname, p.proconfig FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
+WHERE p.pronamespace = 'sf_ids'::regnamespace AND l.lanname IN ('sql', 'plpgsql')
+ORDER BY p.proname;
+SET search_path = pg_catalog;
+SELECT node_id, fence, floor_ms FROM sf_ids.snowflake_registry_acquire(
+    NULL, NULL, NULL, 7001, 101, 'hosta', 5432, '/data/a', 1, 0, 2, 12, 1577836800000, 1000,
+    60000, 0);
+SELECT sf_ids.snowflake_registry_renew(0, 1, 101, 5000, 60000) IS NOT NULL AS renewed;
+SELECT node_id, state, holder FROM sf_ids.snowflake_registry_leases;
+RESET search_path;
+DROP EXTENSION snowflake_id;
 DROP SCHEMA sf_ids;
+CREATE EXTENSION snowflake_id;

@@ -103,8 +103,15 @@ class PgRegistryStore final : public snowflake::RegistryStore {
   private:
     snowflake::StoreOutcome connect(snowflake::Error *err);
     void disconnect();
-    snowflake::StoreOutcome query(const char *sql, int nparams, const char *const *params,
-                                  PGresult **rows, snowflake::Error *err);
+    // Runs SELECT columns FROM <the extension's schema>.call: connects and
+    // looks the schema up first if need be.
+    snowflake::StoreOutcome query(const char *columns, const char *call, int nparams,
+                                  const char *const *params, PGresult **rows,
+                                  snowflake::Error *err);
+    // One statement on the open connection.
+    snowflake::StoreOutcome run(const char *sql, int nparams, const char *const *params,
+                                PGresult **rows, snowflake::Error *err);
+    snowflake::StoreOutcome find_schema(snowflake::Error *err);
     snowflake::StoreOutcome unreachable(const char *what, snowflake::Error *err);
     // Waits for the socket; false when the time limit passed or *stop is set.
     bool wait_socket(int events, int64_t until_mono_ns);
@@ -113,6 +120,9 @@ class PgRegistryStore final : public snowflake::RegistryStore {
     volatile sig_atomic_t *stop_;
     PGconn *conn_ = nullptr;
     bool own_server_ = false;  // the registry is this server itself
+    // The registry's snowflake_id schema, quoted as an identifier; empty
+    // until looked up on the current connection.
+    char schema_[2 * NAMEDATALEN + 3] = "";
 };
 
 class RedisRegistryStore final : public snowflake::RegistryStore {

@@ -3,6 +3,12 @@
 // (snowflake_id--1.3.sql, "The registry of node ids") does each step
 // atomically; this file only calls it.
 //
+// Every name in the queries sent is schema-qualified, operators included:
+// the registry role's search_path may start with a schema another role can
+// write to, whose look-alike snowflake_registry_acquire or = would
+// otherwise run in place of the extension's. The extension's schema is
+// looked up in pg_catalog once per connection.
+//
 // libpq is used as the WAL receiver and dblink use it inside a server
 // process: a non-blocking connection and queries, waited on with
 // WaitLatchOrSocket, so that a shutdown request, SIGHUP and the
@@ -34,6 +40,7 @@ void PgRegistryStore::disconnect() {
         PQfinish(conn_);
         conn_ = nullptr;
     }
+    schema_[0] = '\0';
 }
 
 // A failure to reach the registry: said in *err, and the connection dropped
@@ -124,14 +131,62 @@ snowflake::StoreOutcome PgRegistryStore::connect(snowflake::Error *err) {
     return snowflake::StoreOutcome::ok;
 }
 
-snowflake::StoreOutcome PgRegistryStore::query(const char *sql, int nparams,
+snowflake::StoreOutcome PgRegistryStore::find_schema(snowflake::Error *err) {
+    PGresult *rows = nullptr;
+    const snowflake::StoreOutcome outcome =
+        run("SELECT pg_catalog.quote_ident(n.nspname) FROM pg_catalog.pg_extension e "
+            "JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace "
+            "WHERE e.extname OPERATOR(pg_catalog.=) 'snowflake_id'",
+            0, nullptr, &rows, err);
+    if (outcome != snowflake::StoreOutcome::ok) {
+        return outcome;
+    }
+    const bool found =
+        PQntuples(rows) == 1 && static_cast<size_t>(PQgetlength(rows, 0, 0)) < sizeof schema_;
+    if (found) {
+        memcpy(schema_, PQgetvalue(rows, 0, 0), PQgetlength(rows, 0, 0) + 1);
+    }
+    PQclear(rows);
+    if (!found) {
+        snowflake::fail(err, snowflake::ErrorCode::registry,
+                        "snowflake_id is not installed in the registry's database");
+        snowflake::set_detail(err, "Run CREATE EXTENSION snowflake_id there, as a superuser.");
+        return snowflake::StoreOutcome::refused;
+    }
+    return snowflake::StoreOutcome::ok;
+}
+
+snowflake::StoreOutcome PgRegistryStore::query(const char *columns, const char *call, int nparams,
                                                const char *const *params, PGresult **rows,
                                                snowflake::Error *err) {
     *rows = nullptr;
-    const snowflake::StoreOutcome connected = connect(err);
-    if (connected != snowflake::StoreOutcome::ok) {
-        return connected;
+    snowflake::StoreOutcome outcome = connect(err);
+    if (outcome == snowflake::StoreOutcome::ok && schema_[0] == '\0') {
+        outcome = find_schema(err);
     }
+    if (outcome == snowflake::StoreOutcome::ok) {
+        char sql[1024];
+        const int len = snprintf(sql, sizeof sql, "SELECT %s FROM %s.%s", columns, schema_, call);
+        if (len < 0 || static_cast<size_t>(len) >= sizeof sql) {
+            elog(ERROR, "snowflake_id: a registry query does not fit its buffer");
+        }
+        outcome = run(sql, nparams, params, rows, err);
+    }
+    if (outcome == snowflake::StoreOutcome::refused) {
+        // Looked up again before the next call: a refusal may be a schema
+        // that went away (the extension dropped and made anew elsewhere).
+        schema_[0] = '\0';
+    }
+    if (own_server_) {
+        disconnect();  // connect() says why; the result outlives the connection
+    }
+    return outcome;
+}
+
+snowflake::StoreOutcome PgRegistryStore::run(const char *sql, int nparams,
+                                             const char *const *params, PGresult **rows,
+                                             snowflake::Error *err) {
+    *rows = nullptr;
     const int64_t until = sf_registry_call_until_ns();
     if (!PQsendQueryParams(conn_, sql, nparams, nullptr, params, nullptr, nullptr, 0)) {
         return unreachable("could not send a query", err);
@@ -167,9 +222,6 @@ snowflake::StoreOutcome PgRegistryStore::query(const char *sql, int nparams,
     if (last == nullptr) {
         return unreachable("no answer to a query", err);
     }
-    if (own_server_) {
-        disconnect();  // connect() says why; the result outlives the connection
-    }
     if (PQresultStatus(last) == PGRES_TUPLES_OK) {
         *rows = last;
         return snowflake::StoreOutcome::ok;
@@ -178,8 +230,7 @@ snowflake::StoreOutcome PgRegistryStore::query(const char *sql, int nparams,
     const char *primary = PQresultErrorField(last, PG_DIAG_MESSAGE_PRIMARY);
     const char *detail = PQresultErrorField(last, PG_DIAG_MESSAGE_DETAIL);
     // The registry's own texts fit whole (error.hpp); others are marked
-    // where cut, and logged. The connection may be closed already
-    // (own_server_): the result's own message.
+    // where cut, and logged.
     snowflake::fail(err, snowflake::ErrorCode::registry, "%s", "");
     const char *message = primary != nullptr ? primary : PQresultErrorMessage(last);
     sf_registry_quote(message, strlen(message), err->message, sizeof err->message);
@@ -214,10 +265,11 @@ snowflake::StoreOutcome PgRegistryStore::acquire(const snowflake::LeaseRequest &
                                                  snowflake::Error *err) {
     const AcquireArgs args(request, nullptr);
     PGresult *rows = nullptr;
-    const snowflake::StoreOutcome outcome = query(
-        "SELECT node_id, fence, floor_ms FROM snowflake_registry_acquire($1, $2, $3, $4, $5, $6, "
-        "$7, $8, $9, $10, $11, $12, $13, $14, $15, $16)",
-        AcquireArgs::kCount, args.values(), &rows, err);
+    const snowflake::StoreOutcome outcome =
+        query("node_id, fence, floor_ms",
+              "snowflake_registry_acquire($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, "
+              "$14, $15, $16)",
+              AcquireArgs::kCount, args.values(), &rows, err);
     if (outcome != snowflake::StoreOutcome::ok) {
         return outcome;
     }
@@ -231,10 +283,10 @@ snowflake::StoreOutcome PgRegistryStore::renew(int64_t node, int64_t fence, int6
                                                int64_t *expires_unix_ms, snowflake::Error *err) {
     const RenewArgs args(node, fence, instance, bound_unix_ms, ttl_ms);
     PGresult *rows = nullptr;
-    const snowflake::StoreOutcome outcome = query(
-        "SELECT (extract(epoch FROM snowflake_registry_renew($1, $2, $3, $4, $5)) * 1000)"
-        "::bigint",
-        RenewArgs::kCount, args.values(), &rows, err);
+    const snowflake::StoreOutcome outcome =
+        query("(extract(epoch FROM r) OPERATOR(pg_catalog.*) 1000)::bigint",
+              "snowflake_registry_renew($1, $2, $3, $4, $5) r", RenewArgs::kCount, args.values(),
+              &rows, err);
     if (outcome != snowflake::StoreOutcome::ok) {
         return outcome;
     }
@@ -248,7 +300,7 @@ snowflake::StoreOutcome PgRegistryStore::release(int64_t node, int64_t fence, in
     const ReleaseArgs args(node, fence, instance, bound_unix_ms);
     PGresult *rows = nullptr;
     const snowflake::StoreOutcome outcome =
-        query("SELECT snowflake_registry_release($1, $2, $3, $4)", ReleaseArgs::kCount,
+        query("r", "snowflake_registry_release($1, $2, $3, $4) r", ReleaseArgs::kCount,
               args.values(), &rows, err);
     if (rows != nullptr) {
         PQclear(rows);
@@ -263,10 +315,9 @@ snowflake::StoreOutcome PgRegistryStore::switch_node(const snowflake::SwitchRequ
     const SwitchArgs args(request);
     PGresult *rows = nullptr;
     const snowflake::StoreOutcome outcome = query(
-        "SELECT new_node_id, new_fence, floor_ms, "
-        "(extract(epoch FROM expires_at) * 1000)::bigint "
-        "FROM snowflake_registry_switch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, "
-        "$13)",
+        "new_node_id, new_fence, floor_ms, "
+        "(extract(epoch FROM expires_at) OPERATOR(pg_catalog.*) 1000)::bigint",
+        "snowflake_registry_switch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
         SwitchArgs::kCount, args.values(), &rows, err);
     if (outcome != snowflake::StoreOutcome::ok) {
         return outcome;

@@ -17,6 +17,10 @@
 #    taken by a new node whose clock is ten minutes behind (libfaketime), then
 #    thawed with SIGCONT: the old node refuses, every ID of the new node is
 #    above every ID of the old one, and no ID repeats.
+#  - PostgreSQL store: a registry role whose search_path leads to another
+#    role's look-alikes of the registry's tables, functions and operators
+#    leases, renews and gives back in the extension's own table, and runs
+#    none of them.
 set -euo pipefail
 source "$(dirname "$0")/../lib/cluster.sh"
 sf_init_workspace
@@ -234,3 +238,92 @@ sf_expect_match "... and keeps refusing, naming the new holder" \
 sf_expect_eq "no ID repeats across every node" 0 \
     "$(cat "$SF_WORK"/*.ids "$SF_WORK"/*.before "$SF_WORK"/*.after "$SF_WORK"/*.during \
         "$SF_WORK"/*.back "$SF_WORK"/*.more | sort | uniq -d | wc -l)"
+
+# --- search_path: a registry role led to look-alikes runs none of them ---------
+# The registry role's search_path starts with a schema an ordinary role owns,
+# holding look-alikes of the registry's tables, of its four functions (as
+# the worker calls them) and of the built-in operators the worker's queries
+# and the functions' bodies use; each look-alike notes that it ran. The
+# worker calls the extension's functions by their schema, and their bodies
+# pin their own search_path: the lease lands in the extension's table, and
+# nothing of the look-alikes is touched or run. (pg_temp is the worker's own
+# session's: no other role can plant anything there. The functions search it
+# last: sql/snowflake_search_path.sql.) The Redis store runs no SQL.
+if [ "$SF_REGISTRY_STORE" != redis ]; then
+    sf_psql registry <<'SQL'
+CREATE ROLE sf_mallory;
+CREATE ROLE sf_lessee LOGIN;
+GRANT EXECUTE ON FUNCTION
+    snowflake_registry_acquire(integer, integer, bigint, numeric, bigint, text, integer, text, integer, integer, integer, integer, bigint, bigint, bigint, bigint),
+    snowflake_registry_renew(integer, bigint, bigint, bigint, bigint),
+    snowflake_registry_release(integer, bigint, bigint, bigint),
+    snowflake_registry_switch(integer, bigint, bigint, bigint, numeric, text, integer, text, integer, bigint, bigint, bigint, bigint)
+    TO sf_lessee;
+GRANT SELECT, INSERT, UPDATE ON snowflake_registry_lease, snowflake_registry_layout TO sf_lessee;
+CREATE SCHEMA evil AUTHORIZATION sf_mallory;
+CREATE TABLE evil.snowflake_registry_layout (LIKE public.snowflake_registry_layout);
+CREATE TABLE evil.snowflake_registry_lease (LIKE public.snowflake_registry_lease);
+ALTER TABLE evil.snowflake_registry_layout OWNER TO sf_mallory;
+ALTER TABLE evil.snowflake_registry_lease OWNER TO sf_mallory;
+ALTER ROLE sf_lessee SET search_path = evil, pg_catalog, public;
+
+SET ROLE sf_mallory;
+GRANT USAGE ON SCHEMA evil TO PUBLIC;
+GRANT ALL ON evil.snowflake_registry_layout, evil.snowflake_registry_lease TO PUBLIC;
+CREATE TABLE evil.ran (what text);
+GRANT INSERT ON evil.ran TO PUBLIC;
+-- The worker's calls: a grant of node id 1000 that never ends.
+CREATE FUNCTION evil.snowflake_registry_acquire(integer, integer, bigint, numeric, bigint, text,
+    integer, text, integer, integer, integer, integer, bigint, bigint, bigint, bigint,
+    OUT node_id integer, OUT fence bigint, OUT floor_ms bigint, OUT expires_at timestamptz)
+LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO evil.ran VALUES ('acquire');
+    node_id := 1000; fence := 1; floor_ms := 0; expires_at := 'infinity';
+END $$;
+CREATE FUNCTION evil.snowflake_registry_renew(integer, bigint, bigint, bigint, bigint)
+RETURNS timestamptz LANGUAGE plpgsql AS $$
+BEGIN INSERT INTO evil.ran VALUES ('renew'); RETURN '3000-01-01'; END $$;
+CREATE FUNCTION evil.snowflake_registry_release(integer, bigint, bigint, bigint)
+RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN INSERT INTO evil.ran VALUES ('release'); RETURN true; END $$;
+-- Built-in operators with their exact signatures, ahead of pg_catalog.
+CREATE FUNCTION evil.numeric_mul(numeric, integer) RETURNS numeric LANGUAGE plpgsql AS $$
+BEGIN INSERT INTO evil.ran VALUES ('numeric *'); RETURN $1 OPERATOR(pg_catalog.*) $2; END $$;
+CREATE FUNCTION evil.name_eq(name, name) RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN INSERT INTO evil.ran VALUES ('name ='); RETURN $1 OPERATOR(pg_catalog.=) $2; END $$;
+CREATE FUNCTION evil.oid_eq(oid, oid) RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN INSERT INTO evil.ran VALUES ('oid ='); RETURN $1 OPERATOR(pg_catalog.=) $2; END $$;
+CREATE FUNCTION evil.int4_eq(integer, integer) RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN INSERT INTO evil.ran VALUES ('integer ='); RETURN $1 OPERATOR(pg_catalog.=) $2; END $$;
+CREATE OPERATOR evil.* (LEFTARG = numeric, RIGHTARG = integer, FUNCTION = evil.numeric_mul);
+CREATE OPERATOR evil.= (LEFTARG = name, RIGHTARG = name, FUNCTION = evil.name_eq);
+CREATE OPERATOR evil.= (LEFTARG = oid, RIGHTARG = oid, FUNCTION = evil.oid_eq);
+CREATE OPERATOR evil.= (LEFTARG = integer, RIGHTARG = integer, FUNCTION = evil.int4_eq);
+SQL
+    lessee_conf="snowflake_id.registry = '$(sf_connstr registry | sed 's/user=postgres/user=sf_lessee/')'"
+    sf_new lured "snowflake_id.worker_id = 'auto'" "$lessee_conf" "$ttl_conf"
+    sf_start lured || sf_die "lured did not start"
+    sf_psql lured -c "CREATE EXTENSION snowflake_id"
+    sf_poll lured "SELECT lease_state FROM snowflake_status" held
+    lured_node=$(node_of lured)
+    sf_expect_eq "the lured node's lease is in the extension's table, under its name" \
+        "$(sf_datadir lured) 1" "$(sf_psql registry -c "
+            SELECT holder_data_directory || ' ' || count(*) OVER ()
+            FROM public.snowflake_registry_lease WHERE node_id = $lured_node")"
+    sf_poll lured "SELECT lease_renewals > 0 FROM snowflake_status" t
+    sf_stream_ids lured "$SF_WORK/lured.ids" 1000
+    sf_stop lured
+    sf_registry_poll registry "$lured_node" state released
+    sf_log "ok: the lured node gave its lease back into the extension's table"
+    sf_expect_eq "no look-alike ran" "" "$(sf_psql registry -c "SELECT string_agg(what, ', ') FROM evil.ran")"
+    sf_expect_eq "the look-alike tables stay empty" "0 0" "$(sf_psql registry -c "
+        SELECT (SELECT count(*) FROM evil.snowflake_registry_lease) || ' '
+               || (SELECT count(*) FROM evil.snowflake_registry_layout)")"
+    sf_expect_eq "the test means something: the lessee's own unqualified call runs a look-alike" \
+        "1000 acquire" "$(sf_psql registry -c "
+            SET ROLE sf_lessee; SET search_path = evil, pg_catalog, public;
+            SELECT node_id FROM snowflake_registry_acquire(NULL, NULL, NULL, 1, 1, 'h', 1, '/d',
+                1, 0, 10, 12, 0, 0, 1, 0);
+            RESET ROLE; SELECT string_agg(what, ', ') FROM evil.ran" | paste -sd' ')"
+fi
