@@ -314,3 +314,94 @@ ALTER FUNCTION snowflake_registry_renew(integer, bigint, bigint, bigint, bigint)
     SET search_path = pg_catalog, @extschema@, pg_temp;
 ALTER FUNCTION snowflake_registry_switch(integer, bigint, bigint, bigint, numeric, text, integer, text, integer, bigint, bigint, bigint, bigint)
     SET search_path = pg_catalog, @extschema@, pg_temp;
+
+-- With smallint (1.5): psycopg 3 sends a Python int below 32768 as a
+-- smallint, and snowflake = smallint was ambiguous between the bigint and
+-- the integer operators. bigint's own cross-type functions, as for integer;
+-- the cast refuses a negative value as the others do.
+CREATE FUNCTION snowflake(smallint) RETURNS snowflake
+AS 'MODULE_PATHNAME', 'snowflake_type_from_smallint' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE CAST (smallint AS snowflake) WITH FUNCTION snowflake(smallint) AS ASSIGNMENT;
+
+CREATE FUNCTION snowflake_eq(snowflake, smallint) RETURNS boolean
+AS 'int82eq' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_ne(snowflake, smallint) RETURNS boolean
+AS 'int82ne' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_lt(snowflake, smallint) RETURNS boolean
+AS 'int82lt' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_le(snowflake, smallint) RETURNS boolean
+AS 'int82le' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_gt(snowflake, smallint) RETURNS boolean
+AS 'int82gt' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_ge(snowflake, smallint) RETURNS boolean
+AS 'int82ge' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_cmp(snowflake, smallint) RETURNS integer
+AS 'btint82cmp' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_eq(smallint, snowflake) RETURNS boolean
+AS 'int28eq' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_ne(smallint, snowflake) RETURNS boolean
+AS 'int28ne' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_lt(smallint, snowflake) RETURNS boolean
+AS 'int28lt' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_le(smallint, snowflake) RETURNS boolean
+AS 'int28le' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_gt(smallint, snowflake) RETURNS boolean
+AS 'int28gt' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_ge(smallint, snowflake) RETURNS boolean
+AS 'int28ge' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_cmp(smallint, snowflake) RETURNS integer
+AS 'btint28cmp' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+
+CREATE OPERATOR = (LEFTARG = snowflake, RIGHTARG = smallint, FUNCTION = snowflake_eq, COMMUTATOR = =,
+                   NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES);
+CREATE OPERATOR <> (LEFTARG = snowflake, RIGHTARG = smallint, FUNCTION = snowflake_ne, COMMUTATOR = <>,
+                    NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
+CREATE OPERATOR < (LEFTARG = snowflake, RIGHTARG = smallint, FUNCTION = snowflake_lt, COMMUTATOR = >,
+                   NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
+CREATE OPERATOR <= (LEFTARG = snowflake, RIGHTARG = smallint, FUNCTION = snowflake_le, COMMUTATOR = >=,
+                    NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
+CREATE OPERATOR > (LEFTARG = snowflake, RIGHTARG = smallint, FUNCTION = snowflake_gt, COMMUTATOR = <,
+                   NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
+CREATE OPERATOR >= (LEFTARG = snowflake, RIGHTARG = smallint, FUNCTION = snowflake_ge, COMMUTATOR = <=,
+                    NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
+CREATE OPERATOR = (LEFTARG = smallint, RIGHTARG = snowflake, FUNCTION = snowflake_eq, COMMUTATOR = =,
+                   NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES);
+CREATE OPERATOR <> (LEFTARG = smallint, RIGHTARG = snowflake, FUNCTION = snowflake_ne, COMMUTATOR = <>,
+                    NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
+CREATE OPERATOR < (LEFTARG = smallint, RIGHTARG = snowflake, FUNCTION = snowflake_lt, COMMUTATOR = >,
+                   NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
+CREATE OPERATOR <= (LEFTARG = smallint, RIGHTARG = snowflake, FUNCTION = snowflake_le, COMMUTATOR = >=,
+                    NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
+CREATE OPERATOR > (LEFTARG = smallint, RIGHTARG = snowflake, FUNCTION = snowflake_gt, COMMUTATOR = <,
+                   NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
+CREATE OPERATOR >= (LEFTARG = smallint, RIGHTARG = snowflake, FUNCTION = snowflake_ge, COMMUTATOR = <=,
+                    NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
+
+ALTER OPERATOR FAMILY snowflake_ops USING btree ADD
+    OPERATOR 1 < (snowflake, smallint), OPERATOR 2 <= (snowflake, smallint),
+    OPERATOR 3 = (snowflake, smallint), OPERATOR 4 >= (snowflake, smallint),
+    OPERATOR 5 > (snowflake, smallint),
+    FUNCTION 1 snowflake_cmp(snowflake, smallint),
+    OPERATOR 1 < (smallint, snowflake), OPERATOR 2 <= (smallint, snowflake),
+    OPERATOR 3 = (smallint, snowflake), OPERATOR 4 >= (smallint, snowflake),
+    OPERATOR 5 > (smallint, snowflake),
+    FUNCTION 1 snowflake_cmp(smallint, snowflake);
+ALTER OPERATOR FAMILY snowflake_hash_ops USING hash ADD
+    OPERATOR 1 = (snowflake, smallint), OPERATOR 1 = (smallint, snowflake),
+    FUNCTION 1 hashint2(smallint), FUNCTION 2 hashint2extended(smallint, bigint);
+
+COMMENT ON FUNCTION snowflake(smallint) IS 'The assignment cast from smallint: refuses a negative value';
+COMMENT ON FUNCTION snowflake_eq(snowflake, smallint) IS 'snowflake = smallint, by bigint''s int82eq';
+COMMENT ON FUNCTION snowflake_ne(snowflake, smallint) IS 'snowflake <> smallint, by bigint''s int82ne';
+COMMENT ON FUNCTION snowflake_lt(snowflake, smallint) IS 'snowflake < smallint, by bigint''s int82lt';
+COMMENT ON FUNCTION snowflake_le(snowflake, smallint) IS 'snowflake <= smallint, by bigint''s int82le';
+COMMENT ON FUNCTION snowflake_gt(snowflake, smallint) IS 'snowflake > smallint, by bigint''s int82gt';
+COMMENT ON FUNCTION snowflake_ge(snowflake, smallint) IS 'snowflake >= smallint, by bigint''s int82ge';
+COMMENT ON FUNCTION snowflake_cmp(snowflake, smallint) IS 'Comparison support for the btree family: snowflake against smallint, by bigint''s btint82cmp';
+COMMENT ON FUNCTION snowflake_eq(smallint, snowflake) IS 'smallint = snowflake, by bigint''s int28eq';
+COMMENT ON FUNCTION snowflake_ne(smallint, snowflake) IS 'smallint <> snowflake, by bigint''s int28ne';
+COMMENT ON FUNCTION snowflake_lt(smallint, snowflake) IS 'smallint < snowflake, by bigint''s int28lt';
+COMMENT ON FUNCTION snowflake_le(smallint, snowflake) IS 'smallint <= snowflake, by bigint''s int28le';
+COMMENT ON FUNCTION snowflake_gt(smallint, snowflake) IS 'smallint > snowflake, by bigint''s int28gt';
+COMMENT ON FUNCTION snowflake_ge(smallint, snowflake) IS 'smallint >= snowflake, by bigint''s int28ge';
+COMMENT ON FUNCTION snowflake_cmp(smallint, snowflake) IS 'Comparison support for the btree family: smallint against snowflake, by bigint''s btint28cmp';

@@ -180,6 +180,28 @@ DO $$ BEGIN PERFORM 'NaN'::numeric::snowflake; EXCEPTION WHEN OTHERS THEN RAISE 
 \set VERBOSITY default
 DEALLOCATE insert_numeric;
 
+-- With smallint (1.5): psycopg 3 sends an int below 32768 as a smallint,
+-- and snowflake = smallint was ambiguous (bigint's and integer's operators
+-- fit equally). The comparisons, the index, the assignment cast, a
+-- negative value refused.
+SELECT id = 42::smallint AS eq, 42::smallint = id AS commuted, id < 43::smallint AS lt,
+       id >= 43::smallint AS ge, id <> 42::smallint AS ne
+FROM sf_orders WHERE id = 42;
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+PREPARE by_smallint(smallint) AS SELECT note FROM sf_orders WHERE id = $1;
+EXECUTE by_smallint(42);
+EXPLAIN (COSTS OFF) EXECUTE by_smallint(42);
+DEALLOCATE by_smallint;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+PREPARE insert_smallint(smallint, text) AS INSERT INTO sf_orders VALUES ($1, $2) RETURNING id, pg_typeof(id);
+EXECUTE insert_smallint(7, 'smallint');
+EXECUTE insert_smallint(-7, 'negative');
+DEALLOCATE insert_smallint;
+SELECT pg_typeof(id + 1::smallint) AS plus_smallint FROM sf_orders WHERE id = 7;
+DELETE FROM sf_orders WHERE id = 7::smallint RETURNING note;
+
 -- ALTER COLUMN TYPE: to snowflake the table is rewritten (the cast checks
 -- every value); back to bigint it is not (the same bits).
 CREATE TABLE sf_convert (id bigint PRIMARY KEY);

@@ -24,6 +24,7 @@ PG_FUNCTION_INFO_V1(snowflake_type_in);
 PG_FUNCTION_INFO_V1(snowflake_type_recv);
 PG_FUNCTION_INFO_V1(snowflake_type_from_bigint);
 PG_FUNCTION_INFO_V1(snowflake_type_from_integer);
+PG_FUNCTION_INFO_V1(snowflake_type_from_smallint);
 PG_FUNCTION_INFO_V1(snowflake_type_from_numeric);
 PG_FUNCTION_INFO_V1(snowflake_type_eq_numeric);
 PG_FUNCTION_INFO_V1(snowflake_type_ne_numeric);
@@ -91,6 +92,14 @@ extern "C" Datum snowflake_type_from_bigint(PG_FUNCTION_ARGS) {
 
 extern "C" Datum snowflake_type_from_integer(PG_FUNCTION_ARGS) {
     const int32_t value = PG_GETARG_INT32(0);
+    if (value < 0) {
+        out_of_range(value);
+    }
+    PG_RETURN_INT64(value);
+}
+
+extern "C" Datum snowflake_type_from_smallint(PG_FUNCTION_ARGS) {
+    const int16_t value = PG_GETARG_INT16(0);
     if (value < 0) {
         out_of_range(value);
     }

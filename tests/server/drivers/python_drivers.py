@@ -161,6 +161,17 @@ def run_psycopg():
         rows = conn.execute("DELETE FROM k_snowflake WHERE id = %s RETURNING note",
                             (decimal.Decimal(ident + 1),)).fetchall()
         check(f"psycopg 3, {mode}: DELETE by a Decimal id", rows == [("decimal insert",)], rows)
+        # A Python int below 32768 goes as a smallint parameter: INSERT,
+        # SELECT and DELETE by it (snowflake = smallint, the cast from it).
+        rows = conn.execute("INSERT INTO k_snowflake (id, note) VALUES (%s, 'small') "
+                            "RETURNING pg_typeof(%s)::text", (4242, 4242)).fetchall()
+        check(f"psycopg 3, {mode}: INSERT a small int id (sent as smallint)",
+              rows == [("smallint",)], rows)
+        rows = conn.execute("SELECT note FROM k_snowflake WHERE id = %s", (4242,)).fetchall()
+        check(f"psycopg 3, {mode}: SELECT by a small int id", rows == [("small",)], rows)
+        rows = conn.execute("DELETE FROM k_snowflake WHERE id = %s RETURNING note",
+                            (4242,)).fetchall()
+        check(f"psycopg 3, {mode}: DELETE by a small int id", rows == [("small",)], rows)
         conn.commit()
         try:
             conn.execute("INSERT INTO k_snowflake (id) VALUES (%s)", (decimal.Decimal("1.5"),))
