@@ -171,9 +171,17 @@ extern "C" Datum snowflake_status(PG_FUNCTION_ARGS) {
     const int64_t lease_word_now = lease.published.load();
     // Past its deadline a lease is expired, as a call sees it
     // (pg_generate.cpp), even while the worker still waits on a hung
-    // registry and has not published it.
+    // registry and has not published it. So it is once the next ID would
+    // reach the bound the registry recorded (pg_reserve.cpp refuses the
+    // call then): IDs borrowed ahead of the clock, or a worker whose clock
+    // lags the backends', reach it before the deadline.
+    const uint64_t lease_below = lease.below.load(std::memory_order_acquire);
+    const uint64_t clock_id = clock > layout.epoch_unix_ms()
+                                  ? static_cast<uint64_t>(clock - layout.epoch_unix_ms()) << shift
+                                  : 0;
+    const bool bound_reached = lease_below != 0 && std::max(floor, clock_id) >= lease_below;
     const bool overdue = lease_status_of(lease_word_now) == LeaseStatus::held &&
-                         sf_lease_past_deadline(sf_shared->lease);
+                         (sf_lease_past_deadline(sf_shared->lease) || bound_reached);
     const auto lease_status = overdue ? LeaseStatus::expired : lease_status_of(lease_word_now);
     if (registry) {
         // The node in use is the lease's, while there is one.
