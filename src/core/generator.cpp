@@ -6,6 +6,43 @@
 
 namespace snowflake {
 
+namespace {
+
+// Where the next ID of `node` starts, as (timestamp, sequence): the smallest
+// ID >= f that carries our node, moved up to the clock when the clock is
+// past it. The node may differ from the one the floor was made with
+// (worker_id changed on reload); the ordering still holds because we never
+// go below f.
+struct Start {
+    uint64_t ts;
+    uint64_t seq;
+};
+inline Start start_of_next(const Layout &layout, uint64_t node, uint64_t f, int64_t now) {
+    const int seq_bits = layout.widths().sequence_bits;
+    const uint64_t node_mask = (uint64_t{1} << layout.node_bits()) - 1;
+    const uint64_t f_ts = f >> layout.timestamp_shift();
+    const uint64_t f_node = (f >> seq_bits) & node_mask;
+    Start s{f_ts, 0};
+    if (f_node == node) {
+        s.seq = f & ((uint64_t{1} << seq_bits) - 1);
+    } else if (f_node > node) {
+        s.ts = f_ts + 1;
+    }
+    if (now > static_cast<int64_t>(s.ts)) {
+        s = Start{static_cast<uint64_t>(now), 0};
+    }
+    return s;
+}
+
+}  // namespace
+
+uint64_t next_single_id(const GeneratorParams &params, uint64_t floor, int64_t now_unix_ms) {
+    const Layout &layout = params.layout;
+    const auto node = static_cast<uint64_t>(params.node);
+    const Start s = start_of_next(layout, node, floor, now_unix_ms - layout.epoch_unix_ms());
+    return (s.ts << layout.timestamp_shift()) | (node << layout.widths().sequence_bits) | s.seq;
+}
+
 Attempt try_issue(std::atomic<uint64_t> &floor, const GeneratorParams &params, int64_t now_unix_ms,
                   const Reservation *reservation, int64_t count) {
     const Layout &layout = params.layout;
@@ -18,25 +55,13 @@ Attempt try_issue(std::atomic<uint64_t> &floor, const GeneratorParams &params, i
 
     uint64_t f = floor.load(std::memory_order_acquire);
     for (;;) {
-        // The smallest ID >= f that carries our node. The node may differ from
-        // the one the floor was made with (worker_id changed on reload); the
-        // ordering still holds because we never go below f.
         const uint64_t f_ts = f >> low_bits;
         const uint64_t f_node = (f >> seq_bits) & node_mask;
-        const uint64_t f_seq = f & seq_mask;
-        uint64_t ts = f_ts;
-        uint64_t seq = 0;
-        if (f_node == node) {
-            seq = f_seq;
-        } else if (f_node > node) {
-            ts = f_ts + 1;
-        }
+        const Start start = start_of_next(layout, node, f, now);
+        uint64_t ts = start.ts;
+        const uint64_t seq = start.seq;
         // The last issued ID's timestamp; nothing is borrowed while we stay on it.
         const int64_t last_ts = f == 0 ? -1 : static_cast<int64_t>((f - 1) >> low_bits);
-        if (now > static_cast<int64_t>(ts)) {
-            ts = static_cast<uint64_t>(now);
-            seq = 0;
-        }
 
         // The block's last ID: count - 1 sequence numbers further on,
         // carrying into the next milliseconds. A shift, not a division:

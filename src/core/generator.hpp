@@ -87,6 +87,11 @@ struct Attempt {
 Attempt try_issue(std::atomic<uint64_t> &floor, const GeneratorParams &params, int64_t now_unix_ms,
                   const Reservation *reservation = nullptr, int64_t count = 1);
 
+// The ID a single call would issue at now_unix_ms from `floor`, by the rules
+// above, without issuing it and before any drift or reservation check: what
+// snowflake_status compares with the bound of the node id lease.
+uint64_t next_single_id(const GeneratorParams &params, uint64_t floor, int64_t now_unix_ms);
+
 // Checks that a block of `count` IDs can ever be issued: 1 to kMaxBlockIds,
 // and no more than the milliseconds max_drift lets the generator run ahead
 // can hold. Fails with ErrorCode::block_too_large otherwise.

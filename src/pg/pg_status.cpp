@@ -175,13 +175,16 @@ extern "C" Datum snowflake_status(PG_FUNCTION_ARGS) {
     // reach the bound the registry recorded (pg_reserve.cpp refuses the
     // call then): IDs borrowed ahead of the clock, or a worker whose clock
     // lags the backends', reach it before the deadline.
+    const bool held_now = lease_status_of(lease_word_now) == LeaseStatus::held;
     const uint64_t lease_below = lease.below.load(std::memory_order_acquire);
-    const uint64_t clock_id = clock > layout.epoch_unix_ms()
-                                  ? static_cast<uint64_t>(clock - layout.epoch_unix_ms()) << shift
-                                  : 0;
-    const bool bound_reached = lease_below != 0 && std::max(floor, clock_id) >= lease_below;
-    const bool overdue = lease_status_of(lease_word_now) == LeaseStatus::held &&
-                         (sf_lease_past_deadline(sf_shared->lease) || bound_reached);
+    bool bound_reached = false;
+    if (held_now && lease_below != 0) {
+        snowflake::GeneratorParams params;
+        params.layout = layout;
+        params.node = lease_node_of(lease_word_now);
+        bound_reached = snowflake::next_single_id(params, floor, clock) >= lease_below;
+    }
+    const bool overdue = held_now && (sf_lease_past_deadline(sf_shared->lease) || bound_reached);
     const auto lease_status = overdue ? LeaseStatus::expired : lease_status_of(lease_word_now);
     if (registry) {
         // The node in use is the lease's, while there is one.

@@ -21,7 +21,10 @@
 #    registry it is set aside, the log says so, and the server mints above
 #    every ID it issued before;
 #  - (PostgreSQL store) a server that is its own registry: a clean restart
-#    resumes near the clock on the same id.
+#    resumes near the clock on the same id;
+#  - (PostgreSQL store) a server minting at its drift limit while the
+#    registry hangs: it reaches the recorded bound before the deadline, and
+#    snowflake_status says expired as soon as calls refuse.
 set -euo pipefail
 source "$(dirname "$0")/../lib/cluster.sh"
 sf_init_workspace
@@ -343,5 +346,61 @@ if [ "$SF_REGISTRY_STORE" != redis ]; then
         "is older than the data directory" \
         "$(sf_psql n3 -c "SELECT snowflake_nextval()" 2>&1 || true)"
     sf_stop n3
+fi
+
+# --- IDs running ahead of the clock reach the recorded bound first --------------
+# A server that mints at its drift limit reaches the bound the registry
+# recorded (the clock at the last renewal plus lease_ttl) max_clock_drift
+# before the lease's deadline: with the registry hung, calls refuse from
+# then on, and snowflake_status must say so at once (it once said `held`
+# until the deadline). Its own registry and layout (2 sequence bits: 4 IDs
+# per ms, fewer than a loop of calls asks for): the store does not matter,
+# the status does.
+if [ "$SF_REGISTRY_STORE" != redis ]; then
+    sf_new_registry registry_b
+    sf_new nb "$SF_REGISTRY_CONF" "snowflake_id.worker_id = 'auto'" "snowflake_id.lease_ttl = '3s'" \
+        "snowflake_id.max_clock_drift = '1s'" "snowflake_id.max_wait = '1s'" \
+        "snowflake_id.sequence_bits = 2"
+    SF_REGISTRY_CONF=$registry_conf
+    sf_start nb || sf_die "nb did not start"
+    sf_psql nb -c "CREATE EXTENSION snowflake_id"
+    await_held nb
+    pm=$(sf_as_server head -1 "$(sf_datadir registry_b)/postmaster.pid")
+    frozen="$pm $(pgrep -P "$pm" | tr '\n' ' ')"
+    SF_FROZEN_PIDS=$frozen
+    # shellcheck disable=SC2086
+    kill -STOP $frozen
+    # A block takes the generator 900 ms ahead; single calls, faster than
+    # 4 IDs per ms, keep it at its drift limit (at the limit a call waits
+    # for the clock). Single calls: a block is refused once its last ID
+    # would pass the bound, before a single call would be. The first
+    # refusal and the status are read in the same session, at once.
+    seen=$(sf_psql nb -c "DO \$\$
+        DECLARE msg text; st text; ahead bigint;
+        BEGIN
+            PERFORM count(*) FROM snowflake_nextval(3600);
+            FOR i IN 1..100000000 LOOP
+                BEGIN
+                    PERFORM snowflake_nextval();
+                EXCEPTION WHEN object_not_in_prerequisite_state THEN
+                    GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT;
+                    SELECT lease_state, ahead_of_clock_ms INTO st, ahead FROM snowflake_status;
+                    RAISE NOTICE 'status % (ahead % ms) | %', st, ahead, msg;
+                    RETURN;
+                END;
+            END LOOP;
+        END \$\$" 2>&1)
+    sf_log "nb: $seen"
+    sf_expect_match "nb at its drift limit, registry hung: calls refuse, the lease expired" \
+        "the node id lease of this server expired" "$seen"
+    sf_expect_match "... and snowflake_status says expired at the same moment" \
+        "status expired " "$seen"
+    # shellcheck disable=SC2086
+    kill -CONT $frozen
+    SF_FROZEN_PIDS=
+    await_held nb
+    sf_psql nb -c "SELECT snowflake_nextval()" >/dev/null
+    sf_stop nb
+    sf_stop registry_b
 fi
 sf_log "lifecycle scenarios: all passed ($SF_REGISTRY_STORE store)"

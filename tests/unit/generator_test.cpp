@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -413,4 +414,37 @@ TEST(GeneratorReservation, IssueReturnsMustReserveWithoutWaiting) {
     EXPECT_EQ(r.id, p.layout.compose(t.now - kEpoch, 5, 0));
     EXPECT_EQ(t.sleeps, 0);
     EXPECT_EQ(floor.load(), 0u);
+}
+
+// next_single_id predicts, without issuing, the ID the next single call
+// issues (snowflake_status compares it with the lease's bound): from floors
+// in this node, past a used-up sequence (the floor carried into the next
+// node field), below and above this node's field, and with the clock
+// behind, at, and ahead of the floor.
+TEST(Generator, NextSingleIdIsTheIdTheNextCallIssues) {
+    std::mt19937_64 rng(20261123);
+    for (const int seq_bits : {0, 2, 12}) {
+        const GeneratorParams p = params(10, seq_bits, 7, 1000, 100);
+        const uint64_t seq_max = (uint64_t{1} << seq_bits) - 1;
+        for (int i = 0; i < 2000; ++i) {
+            const uint64_t ts = 1000000 + rng() % 1000;
+            const uint64_t node = rng() % 3 == 0 ? rng() % 1024 : 7;
+            const uint64_t seq = rng() % 2 == 0 ? seq_max : rng() % (seq_max + 1);
+            const uint64_t last = (ts << p.layout.timestamp_shift()) | (node << seq_bits) | seq;
+            const uint64_t floor = last + 1;
+            const int64_t now =
+                kEpoch + static_cast<int64_t>(ts) + static_cast<int64_t>(rng() % 7) - 3;
+            std::atomic<uint64_t> word{floor};
+            const snowflake::Attempt a = snowflake::try_issue(word, p, now);
+            ASSERT_EQ(a.status, snowflake::AttemptStatus::issued) << "floor " << floor;
+            EXPECT_EQ(static_cast<uint64_t>(a.id), snowflake::next_single_id(p, floor, now))
+                << "seq_bits " << seq_bits << ", floor " << floor << ", now " << now;
+        }
+    }
+    // Nothing issued yet: the clock's millisecond, sequence 0.
+    const GeneratorParams p = params();
+    std::atomic<uint64_t> word{0};
+    const int64_t now = kEpoch + 5000;
+    EXPECT_EQ(snowflake::next_single_id(p, 0, now),
+              static_cast<uint64_t>(snowflake::try_issue(word, p, now).id));
 }
