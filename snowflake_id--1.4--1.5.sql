@@ -405,3 +405,50 @@ COMMENT ON FUNCTION snowflake_le(smallint, snowflake) IS 'smallint <= snowflake,
 COMMENT ON FUNCTION snowflake_gt(smallint, snowflake) IS 'smallint > snowflake, by bigint''s int28gt';
 COMMENT ON FUNCTION snowflake_ge(smallint, snowflake) IS 'smallint >= snowflake, by bigint''s int28ge';
 COMMENT ON FUNCTION snowflake_cmp(smallint, snowflake) IS 'Comparison support for the btree family: smallint against snowflake, by bigint''s btint28cmp';
+
+-- The families also compare integer and smallint with each other and with
+-- bigint, complete as PostgreSQL's own integer_ops and integer_hash_ops:
+-- a btree family holding snowflake = integer must sort and compare the
+-- integers themselves too, or id = ANY(integer[]) on the key and a merge
+-- join with an integer column fail with "missing support function"
+-- (amvalidate checks it).
+ALTER OPERATOR FAMILY snowflake_ops USING btree ADD
+    OPERATOR 1 < (integer, integer), OPERATOR 2 <= (integer, integer),
+    OPERATOR 3 = (integer, integer), OPERATOR 4 >= (integer, integer),
+    OPERATOR 5 > (integer, integer),
+    FUNCTION 1 btint4cmp(integer, integer),
+    FUNCTION 2 (integer, integer) btint4sortsupport(internal),
+    OPERATOR 1 < (smallint, smallint), OPERATOR 2 <= (smallint, smallint),
+    OPERATOR 3 = (smallint, smallint), OPERATOR 4 >= (smallint, smallint),
+    OPERATOR 5 > (smallint, smallint),
+    FUNCTION 1 btint2cmp(smallint, smallint),
+    FUNCTION 2 (smallint, smallint) btint2sortsupport(internal),
+    OPERATOR 1 < (integer, bigint), OPERATOR 2 <= (integer, bigint),
+    OPERATOR 3 = (integer, bigint), OPERATOR 4 >= (integer, bigint),
+    OPERATOR 5 > (integer, bigint),
+    FUNCTION 1 btint48cmp(integer, bigint),
+    OPERATOR 1 < (bigint, integer), OPERATOR 2 <= (bigint, integer),
+    OPERATOR 3 = (bigint, integer), OPERATOR 4 >= (bigint, integer),
+    OPERATOR 5 > (bigint, integer),
+    FUNCTION 1 btint84cmp(bigint, integer),
+    OPERATOR 1 < (smallint, bigint), OPERATOR 2 <= (smallint, bigint),
+    OPERATOR 3 = (smallint, bigint), OPERATOR 4 >= (smallint, bigint),
+    OPERATOR 5 > (smallint, bigint),
+    FUNCTION 1 btint28cmp(smallint, bigint),
+    OPERATOR 1 < (bigint, smallint), OPERATOR 2 <= (bigint, smallint),
+    OPERATOR 3 = (bigint, smallint), OPERATOR 4 >= (bigint, smallint),
+    OPERATOR 5 > (bigint, smallint),
+    FUNCTION 1 btint82cmp(bigint, smallint),
+    OPERATOR 1 < (smallint, integer), OPERATOR 2 <= (smallint, integer),
+    OPERATOR 3 = (smallint, integer), OPERATOR 4 >= (smallint, integer),
+    OPERATOR 5 > (smallint, integer),
+    FUNCTION 1 btint24cmp(smallint, integer),
+    OPERATOR 1 < (integer, smallint), OPERATOR 2 <= (integer, smallint),
+    OPERATOR 3 = (integer, smallint), OPERATOR 4 >= (integer, smallint),
+    OPERATOR 5 > (integer, smallint),
+    FUNCTION 1 btint42cmp(integer, smallint);
+ALTER OPERATOR FAMILY snowflake_hash_ops USING hash ADD
+    OPERATOR 1 = (integer, integer), OPERATOR 1 = (smallint, smallint),
+    OPERATOR 1 = (integer, bigint), OPERATOR 1 = (bigint, integer),
+    OPERATOR 1 = (smallint, bigint), OPERATOR 1 = (bigint, smallint),
+    OPERATOR 1 = (smallint, integer), OPERATOR 1 = (integer, smallint);

@@ -201,6 +201,33 @@ EXECUTE insert_smallint(-7, 'negative');
 DEALLOCATE insert_smallint;
 SELECT pg_typeof(id + 1::smallint) AS plus_smallint FROM sf_orders WHERE id = 7;
 DELETE FROM sf_orders WHERE id = 7::smallint RETURNING note;
+-- The families are complete (amvalidate says nothing and returns true):
+-- id = ANY(integer[]) and (smallint[]) use the key, and a merge join with
+-- an integer or smallint column works (both once failed with "missing
+-- support function").
+SELECT opcname, amvalidate(oid) FROM pg_opclass
+WHERE opcname IN ('snowflake_ops', 'snowflake_hash_ops', 'snowflake_minmax_ops') ORDER BY 1;
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT note FROM sf_orders WHERE id = ANY (ARRAY[42, 43]);
+SELECT note FROM sf_orders WHERE id = ANY (ARRAY[42, 43]::smallint[]);
+EXPLAIN (COSTS OFF) SELECT note FROM sf_orders WHERE id = ANY (ARRAY[42, 43]);
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+CREATE TEMP TABLE sf_small AS SELECT g::smallint AS s, g AS i FROM generate_series(40, 45) g;
+ANALYZE sf_small;
+SET enable_nestloop = off;
+SET enable_hashjoin = off;
+SELECT count(*) AS merged_smallint FROM sf_orders o JOIN sf_small x ON o.id = x.s;
+SELECT count(*) AS merged_integer FROM sf_orders o JOIN sf_small x ON o.id = x.i;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM sf_orders o JOIN sf_small x ON o.id = x.i;
+RESET enable_nestloop;
+RESET enable_hashjoin;
+SET enable_mergejoin = off;
+SET enable_nestloop = off;
+SELECT count(*) AS hashed_integer FROM sf_orders o JOIN sf_small x ON o.id = x.i;
+RESET enable_mergejoin;
+RESET enable_nestloop;
 
 -- ALTER COLUMN TYPE: to snowflake the table is rewritten (the cast checks
 -- every value); back to bigint it is not (the same bits).
