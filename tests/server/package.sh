@@ -131,7 +131,12 @@ fake_cluster 15 gone "shared_preload_libraries = 'snowflake_id'"
 echo "shared_preload_libraries = ''" >"$fake/etc/postgresql/15/gone/conf.d/zz-off.conf"
 fake_cluster 15 other "shared_preload_libraries = 'snowflake_idx'"
 fake_cluster 16 main "shared_preload_libraries = 'snowflake_id'"
-out=$(SNOWFLAKE_ID_PRERM_ROOT=$fake "$prerm" remove 2>&1) || sf_die "the prerm failed: $out"
+# conf.d in byte order, as the server reads it: B.conf before a.conf, so
+# a.conf's setting is the one in force ("order" preloads it).
+fake_cluster 15 order "#shared_preload_libraries = ''"
+echo "shared_preload_libraries = 'snowflake_id'" >"$fake/etc/postgresql/15/order/conf.d/a.conf"
+echo "shared_preload_libraries = 'pg_stat_statements'" >"$fake/etc/postgresql/15/order/conf.d/B.conf"
+out=$(SNOWFLAKE_ID_PRERM_ROOT=$fake LANG=C.UTF-8 "$prerm" remove 2>&1) || sf_die "the prerm failed: $out"
 sf_expect_match "prerm remove warns" '^postgresql-15-snowflake-id: WARNING: ' "$out"
 sf_expect_match "... naming a cluster that preloads it through conf.d, and the file" \
     '^  15/app \(shared_preload_libraries in /etc/postgresql/15/app/conf\.d/snowflake_id\.conf\)$' \
@@ -139,13 +144,16 @@ sf_expect_match "... naming a cluster that preloads it through conf.d, and the f
 sf_expect_match "... and one that preloads it through ALTER SYSTEM" \
     '^  15/auto \(shared_preload_libraries in /var/lib/postgresql/15/auto/postgresql\.auto\.conf\)$' \
     "$out"
-sf_expect_eq "... and no other cluster" 2 "$(grep -c '^  1[56]/' <<<"$out")"
+sf_expect_match "... and one whose conf.d sets it last in byte order" \
+    '^  15/order \(shared_preload_libraries in /etc/postgresql/15/order/conf\.d/a\.conf\)$' "$out"
+sf_expect_eq "... and no other cluster" 3 "$(grep -c '^  1[56]/' <<<"$out")"
 sf_expect_match "... and says what the next start would print" \
     'FATAL:  could not access file "snowflake_id"' "$out"
 out=$(SNOWFLAKE_ID_PRERM_ROOT=$fake "$prerm" upgrade 1.5.0-2 2>&1) || sf_die "prerm upgrade failed: $out"
 sf_expect_eq "prerm upgrade says nothing (the library stays)" "" "$out"
 rm "$fake/etc/postgresql/15/app/conf.d/snowflake_id.conf" \
-    "$fake/var/lib/postgresql/15/auto/postgresql.auto.conf"
+    "$fake/var/lib/postgresql/15/auto/postgresql.auto.conf" \
+    "$fake/etc/postgresql/15/order/conf.d/a.conf"
 out=$(SNOWFLAKE_ID_PRERM_ROOT=$fake "$prerm" remove 2>&1) || sf_die "the prerm failed: $out"
 sf_expect_eq "prerm remove says nothing once no cluster of 15 preloads it" "" "$out"
 
