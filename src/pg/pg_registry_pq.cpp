@@ -150,7 +150,9 @@ snowflake::StoreOutcome PgRegistryStore::find_schema(snowflake::Error *err) {
     if (!found) {
         snowflake::fail(err, snowflake::ErrorCode::registry,
                         "snowflake_id is not installed in the registry's database");
-        snowflake::set_detail(err, "Run CREATE EXTENSION snowflake_id there, as a superuser.");
+        // Lower case, no period: it ends up inside a sentence ("Registry ...: <message>:
+        // <detail>.").
+        snowflake::set_detail(err, "run CREATE EXTENSION snowflake_id there, as a superuser");
         return snowflake::StoreOutcome::refused;
     }
     return snowflake::StoreOutcome::ok;
