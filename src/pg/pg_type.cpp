@@ -46,7 +46,9 @@ namespace {
     ereport(ERROR,
             (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
              errmsg("value %lld is out of range for type snowflake", static_cast<long long>(value)),
-             errdetail("A snowflake lies between 0 and 9223372036854775807.")));
+             errdetail("A snowflake lies between 0 and 9223372036854775807."),
+             errhint("The snowflake type holds IDs, which are never negative, fractional or "
+                     "infinite: keep other numbers in a bigint or numeric column.")));
 }
 
 const char *numeric_text(Datum value) {
@@ -117,7 +119,9 @@ extern "C" Datum snowflake_type_from_numeric(PG_FUNCTION_ARGS) {
         ereport(ERROR,
                 (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
                  errmsg("cannot convert %s to snowflake", numeric_text(value)),
-                 errdetail("A snowflake is a whole number between 0 and 9223372036854775807.")));
+                 errdetail("A snowflake is a whole number between 0 and 9223372036854775807."),
+                 errhint("The snowflake type holds IDs, which are never negative, fractional or "
+                         "infinite: keep other numbers in a bigint or numeric column.")));
     }
     const Datum whole = DirectFunctionCall2(numeric_trunc, value, Int32GetDatum(0));
     if (!DatumGetBool(DirectFunctionCall2(numeric_eq, value, whole))) {
@@ -133,9 +137,12 @@ extern "C" Datum snowflake_type_from_numeric(PG_FUNCTION_ARGS) {
     }
     if (compare_with_numeric(0, value) > 0 ||
         compare_with_numeric(std::numeric_limits<int64_t>::max(), value) < 0) {
-        ereport(ERROR, (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-                        errmsg("value %s is out of range for type snowflake", numeric_text(value)),
-                        errdetail("A snowflake lies between 0 and 9223372036854775807.")));
+        ereport(ERROR,
+                (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+                 errmsg("value %s is out of range for type snowflake", numeric_text(value)),
+                 errdetail("A snowflake lies between 0 and 9223372036854775807."),
+                 errhint("The snowflake type holds IDs, which are never negative, fractional or "
+                         "infinite: keep other numbers in a bigint or numeric column.")));
     }
     PG_RETURN_DATUM(DirectFunctionCall1(numeric_int8, value));
 }
