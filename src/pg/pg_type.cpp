@@ -51,6 +51,15 @@ namespace {
                      "infinite: keep other numbers in a bigint or numeric column.")));
 }
 
+// Binary input and the casts from bigint, integer and smallint: the same
+// bits, a negative value refused.
+int64_t nonnegative(int64_t value) {
+    if (value < 0) {
+        out_of_range(value);
+    }
+    return value;
+}
+
 const char *numeric_text(Datum value) {
     return DatumGetCString(DirectFunctionCall1(numeric_out, value));
 }
@@ -77,35 +86,19 @@ extern "C" Datum snowflake_type_in(PG_FUNCTION_ARGS) {
 // Binary input is bigint's (what drivers send for an int8 parameter).
 extern "C" Datum snowflake_type_recv(PG_FUNCTION_ARGS) {
     StringInfo buf = reinterpret_cast<StringInfo>(PG_GETARG_POINTER(0));
-    const int64_t value = pq_getmsgint64(buf);
-    if (value < 0) {
-        out_of_range(value);
-    }
-    PG_RETURN_INT64(value);
+    PG_RETURN_INT64(nonnegative(pq_getmsgint64(buf)));
 }
 
 extern "C" Datum snowflake_type_from_bigint(PG_FUNCTION_ARGS) {
-    const int64_t value = PG_GETARG_INT64(0);
-    if (value < 0) {
-        out_of_range(value);
-    }
-    PG_RETURN_INT64(value);
+    PG_RETURN_INT64(nonnegative(PG_GETARG_INT64(0)));
 }
 
 extern "C" Datum snowflake_type_from_integer(PG_FUNCTION_ARGS) {
-    const int32_t value = PG_GETARG_INT32(0);
-    if (value < 0) {
-        out_of_range(value);
-    }
-    PG_RETURN_INT64(value);
+    PG_RETURN_INT64(nonnegative(PG_GETARG_INT32(0)));
 }
 
 extern "C" Datum snowflake_type_from_smallint(PG_FUNCTION_ARGS) {
-    const int16_t value = PG_GETARG_INT16(0);
-    if (value < 0) {
-        out_of_range(value);
-    }
-    PG_RETURN_INT64(value);
+    PG_RETURN_INT64(nonnegative(PG_GETARG_INT16(0)));
 }
 
 // numeric -> snowflake (assignment): whole numbers from 0 to 2^63 - 1, as
