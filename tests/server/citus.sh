@@ -39,8 +39,10 @@ shards=4
 citus_node() { # NAME PRELOAD [CONF_LINE...]
     local name=$1 preload=$2
     shift 2
+    # citus.local_hostname: how a node connects to itself (localhost by
+    # default; these servers listen on their socket only).
     sf_new "$name" preload=no "shared_preload_libraries = '$preload'" \
-        "citus.shard_count = $shards" "$@"
+        "citus.shard_count = $shards" "citus.local_hostname = '$(sf_sockdir "$name")'" "$@"
 }
 node_of() { sf_psql "$1" -c "SELECT worker_id FROM snowflake_status"; }
 set_preload() { sf_conf "$1" "shared_preload_libraries = '$2'"; }
@@ -334,6 +336,24 @@ sf_expect_match "a worker with another epoch is refused, naming both layouts who
 out=$(sf_psql w3 -c "INSERT INTO events (path) VALUES ('w3')" 2>&1 || true)
 sf_expect_match "... and an INSERT on it fails, naming both layouts" \
     "DETAIL: +Registry .*: the layout of this server differs from the cluster.s: $layouts\\.\$" "$out"
+
+# A worker without a node id fails statements sent to the coordinator that
+# fill in rows on it: a table whose shards are on every worker, w3 included.
+sf_psql coord >/dev/null <<'SQL'
+CREATE TABLE probe (k int, id bigint DEFAULT snowflake_nextval(), PRIMARY KEY (k, id));
+SELECT create_distributed_table('probe', 'k', colocate_with := 'none');
+SQL
+sf_expect_eq "a table made now has a shard on w3" t "$(sf_psql coord -c "
+    SELECT count(*) > 0 FROM pg_dist_shard_placement p JOIN pg_dist_shard s USING (shardid)
+    WHERE s.logicalrelid = 'probe'::regclass AND p.nodename = '$(sf_sockdir w3)'")"
+sf_psql coord -c "INSERT INTO probe (k) SELECT g FROM generate_series(1, 40) g"
+sf_log "ok: rows the coordinator fills in land on w3's shards"
+out=$(sf_psql coord -c "INSERT INTO probe (k) SELECT k FROM probe" 2>&1 || true)
+sf_expect_match "an INSERT ... SELECT through the coordinator fails on w3's missing node id" \
+    "ERROR: +the registry refused this server a node id lease" "$out"
+sf_expect_match "... saying why" "DETAIL: .*the layout of this server differs from the cluster.s" "$out"
+sf_expect_eq "the workers' copies of the registry tables stay empty" 0 \
+    "$(sf_psql w1 -c "SELECT count(*) FROM snowflake_registry_lease")"
 
 # --- a time-range query on the hash-distributed id ---------------------------
 plan=$(sf_psql coord -c "EXPLAIN SELECT count(*) FROM events
