@@ -294,9 +294,10 @@ sf_expect_eq "... and its IDs continue above its earlier ones" t \
 # --- the coordinator, which is the registry, down for longer than lease_ttl ---
 sf_stop coord
 for n in w1 w2; do
-    for _ in $(seq 1 400); do
+    # Bounded poll: the deadline is lease_ttl (3 s) after the last renewal.
+    for _ in $(seq 1 1000); do
         out=$(sf_psql "$n" -c "SELECT snowflake_nextval()" 2>&1) || break
-        sf_psql "$n" -c "SELECT pg_sleep(0.02)" >/dev/null
+        sf_psql "$n" -c "SELECT pg_sleep(0.02)" >/dev/null # the pace of the poll
     done
     sf_expect_match "with the registry down, $n refuses at its deadline" \
         'ERROR: +the node id lease of this server expired: the registry last confirmed it [0-9]+ ms ago' \
