@@ -3,6 +3,8 @@
 #   make demo       build, stage, start a throwaway server and show the extension
 #   make demo-stop  stop the demo server
 #   make test       every test (unit, regression, server tests)
+#   make test-citus snowflake_id in a Citus 13.2.2 cluster (tests/server/citus.sh);
+#                   builds Citus from ../shared/vendor into build/ once
 #   make test-lifecycle  the lifecycle simulator (tests/lifecycle/run, docs/lifecycle.md):
 #                   STORE=pg|redis, SEED=n or SEEDS=k, STEPS=n
 #   make test-all-versions  the server tests against PostgreSQL 15, 17 and 18,
@@ -86,7 +88,7 @@ $(GTEST_BIN): $(CORE_SRCS) $(wildcard src/core/*.hpp) $(UNIT_SRCS)
 	g++ -std=c++20 -Wall -Wextra -Werror -O2 -g -Isrc $(CORE_SRCS) $(UNIT_SRCS) \
 		-lgtest -lgtest_main -pthread -o $@
 
-.PHONY: deps unit test test-lifecycle test-all-versions demo demo-stop bench bench-durable bench-toolkit bench-registry bench-type format \
+.PHONY: deps unit test test-citus test-lifecycle test-all-versions demo demo-stop bench bench-durable bench-toolkit bench-registry bench-type format \
 	check-format dist
 
 deps:
@@ -97,6 +99,9 @@ unit: deps $(GTEST_BIN)
 
 test: deps
 	@tests/run-all
+
+test-citus: deps
+	@tests/server/citus.sh
 
 # STORE, SEED, SEEDS, FIRST_SEED, STEPS and EVENTS given on make's command
 # line reach the driver through the environment.
