@@ -137,8 +137,9 @@ void lease_texts(LeaseTexts *out) {
                  errmsg("the node id lease of this server expired: the registry last confirmed "
                         "it %lld ms ago",
                         static_cast<long long>(ago_ms)),
-                 errdetail("Registry %s: %s. Past its deadline a server issues no IDs: another "
-                           "server may hold its node id by now.",
+                 errdetail("Registry %s: %s. Past its deadline, or once its IDs reach the bound "
+                           "the registry recorded with the last renewal, a server issues no IDs: "
+                           "another server may hold its node id by now.",
                            texts.registry, texts.message),
                  errhint("IDs resume by themselves once the registry answers again; see "
                          "snowflake_status.")));

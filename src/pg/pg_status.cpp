@@ -112,7 +112,19 @@ extern "C" Datum snowflake_status(PG_FUNCTION_ARGS) {
 
     const snowflake::Layout &layout = sf_layout;
     const int shift = layout.timestamp_shift();
-    const uint64_t floor = sf_shared->floor.load(std::memory_order_acquire);
+    // The lease word, the floor and the lease's bound as of one moment: a
+    // switch of node id lowers the floor and sets another bound between
+    // publications of the word, so a pair read across it (the old lease's
+    // word with the new floor, say) would show a state that never was.
+    const LeaseState &lease = sf_shared->lease;
+    int64_t lease_word_now = 0;
+    uint64_t floor = 0;
+    uint64_t lease_below = 0;
+    do {
+        lease_word_now = lease.published.load(std::memory_order_acquire);
+        floor = sf_shared->floor.load(std::memory_order_acquire);
+        lease_below = lease.below.load(std::memory_order_acquire);
+    } while (lease.published.load(std::memory_order_acquire) != lease_word_now);
     const uint64_t below = sf_shared->reservation.below.load(std::memory_order_acquire);
     const bool catching_up = sf_shared->catch_up.running();
     const int64_t wall = sf_wall_clock_ms();
@@ -167,8 +179,6 @@ extern "C" Datum snowflake_status(PG_FUNCTION_ARGS) {
     nulls[kWorkerId] = sf_worker_id < 0;  // not set
     values[kDatacenterId] = Int32GetDatum(sf_datacenter_id);
     const bool registry = sf_registry_configured();
-    const LeaseState &lease = sf_shared->lease;
-    const int64_t lease_word_now = lease.published.load();
     // Past its deadline a lease is expired, as a call sees it
     // (pg_generate.cpp), even while the worker still waits on a hung
     // registry and has not published it. So it is once the next ID would
@@ -176,7 +186,6 @@ extern "C" Datum snowflake_status(PG_FUNCTION_ARGS) {
     // call then): IDs borrowed ahead of the clock, or a worker whose clock
     // lags the backends', reach it before the deadline.
     const bool held_now = lease_status_of(lease_word_now) == LeaseStatus::held;
-    const uint64_t lease_below = lease.below.load(std::memory_order_acquire);
     bool bound_reached = false;
     if (held_now && lease_below != 0) {
         snowflake::GeneratorParams params;
@@ -184,7 +193,8 @@ extern "C" Datum snowflake_status(PG_FUNCTION_ARGS) {
         params.node = lease_node_of(lease_word_now);
         bound_reached = snowflake::next_single_id(params, floor, clock) >= lease_below;
     }
-    const bool overdue = held_now && (sf_lease_past_deadline(sf_shared->lease) || bound_reached);
+    const bool past_deadline = held_now && sf_lease_past_deadline(sf_shared->lease);
+    const bool overdue = past_deadline || (held_now && bound_reached);
     const auto lease_status = overdue ? LeaseStatus::expired : lease_status_of(lease_word_now);
     if (registry) {
         // The node in use is the lease's, while there is one.
@@ -233,9 +243,11 @@ extern "C" Datum snowflake_status(PG_FUNCTION_ARGS) {
         values[kRegistry] = CStringGetTextDatum(sf_describe_registry());
         LWLockAcquire(sf_shared->lock, LW_SHARED);
         values[kLeaseMessage] = CStringGetTextDatum(
-            overdue && lease.message[0] == '\0'
+            !overdue || lease.message[0] != '\0' ? lease.message
+            : past_deadline
                 ? "no renewal confirmed by the lease's deadline: the registry has not answered yet"
-                : lease.message);
+                : "the next ID would reach the bound recorded with the last confirmed renewal: "
+                  "the registry has not answered since");
         LWLockRelease(sf_shared->lock);
         const int64_t expires = lease.expires_unix_ms.load();
         nulls[kLeaseExpiresAt] = expires == 0;

@@ -370,15 +370,15 @@ if [ "$SF_REGISTRY_STORE" != redis ]; then
     SF_FROZEN_PIDS=$frozen
     # shellcheck disable=SC2086
     kill -STOP $frozen
-    # A block takes the generator 900 ms ahead; single calls, faster than
-    # 4 IDs per ms, keep it at its drift limit (at the limit a call waits
-    # for the clock). Single calls: a block is refused once its last ID
-    # would pass the bound, before a single call would be. The first
-    # refusal and the status are read in the same session, at once.
+    # Single calls, many more than 4 per ms, take the generator to its
+    # drift limit within a fraction of a second and keep it there (at the
+    # limit a call waits for the clock). Single calls only: a block is
+    # refused once its last ID would pass the bound, before a single call
+    # would be. The first refusal and the status are read in the same
+    # session, at once.
     seen=$(sf_psql nb -c "DO \$\$
         DECLARE msg text; st text; ahead bigint;
         BEGIN
-            PERFORM count(*) FROM snowflake_nextval(3600);
             FOR i IN 1..100000000 LOOP
                 BEGIN
                     PERFORM snowflake_nextval();
@@ -389,7 +389,7 @@ if [ "$SF_REGISTRY_STORE" != redis ]; then
                     RETURN;
                 END;
             END LOOP;
-        END \$\$" 2>&1)
+        END \$\$" 2>&1) || sf_die "nb: the loop of calls failed: $seen"
     sf_log "nb: $seen"
     sf_expect_match "nb at its drift limit, registry hung: calls refuse, the lease expired" \
         "the node id lease of this server expired" "$seen"
