@@ -22,7 +22,21 @@ WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
   -- every major.
   AND NOT EXISTS (SELECT FROM pg_type t
                   WHERE d.classid = 'pg_type'::regclass AND t.oid = d.objid
-                    AND (t.typrelid <> 0 OR t.typcategory = 'A'));
+                    AND (t.typrelid <> 0 OR t.typcategory = 'A'))
+-- What the operator families hold: their operators and support functions
+-- are no members of the extension, only of the families, and a line
+-- missing from an update script's ALTER OPERATOR FAMILY would show nowhere
+-- else.
+UNION ALL
+SELECT pg_describe_object(e.classid, e.objid, 0), '', NULL, NULL
+FROM (SELECT 'pg_amop'::regclass AS classid, o.oid AS objid, o.amopfamily AS family FROM pg_amop o
+      UNION ALL
+      SELECT 'pg_amproc'::regclass, p.oid, p.amprocfamily FROM pg_amproc p) e
+WHERE e.family IN (SELECT d.objid FROM pg_depend d
+                   WHERE d.classid = 'pg_opfamily'::regclass
+                     AND d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
+                     AND d.refobjid = (SELECT oid FROM pg_extension
+                                       WHERE extname = 'snowflake_id'));
 CREATE TEMP TABLE fresh AS SELECT * FROM members;
 SELECT extversion AS fresh_version, extrelocatable FROM pg_extension
 WHERE extname = 'snowflake_id';
