@@ -6,6 +6,9 @@
 # newer major (pg_upgrade of newer majors is not available here):
 #  - the table and its DEFAULT snowflake_nextval() come through, and the
 #    extension keeps its version;
+#  - the snowflake type's operator families come through whole and valid
+#    (they hold built-in operators as loose members), serving
+#    id = ANY(integer[]) by the key;
 #  - with the new server's clock an hour behind the last IDs, the new
 #    cluster resumes above them (the copied file's floor), with no duplicate;
 #  - the layout lock comes through: the new cluster started with another
@@ -30,6 +33,15 @@ sf_psql old -c "CREATE EXTENSION snowflake_id" \
     -c "INSERT INTO orders (note) SELECT 'before' FROM generate_series(1, 20000)"
 sf_psql old -c "COPY (SELECT id FROM orders) TO STDOUT" >"$SF_WORK/old.ids"
 old_version=$(sf_psql old -c "SELECT extversion FROM pg_extension WHERE extname = 'snowflake_id'")
+# The snowflake type's families hold built-in operators (integer's, for
+# id = ANY(integer[])), which pg_upgrade's dump carries as loose members.
+family_members="SELECT (SELECT count(*) FROM pg_amop WHERE amopfamily IN (SELECT oid FROM pg_opfamily
+                           WHERE opfname LIKE 'snowflake%'))
+                    + (SELECT count(*) FROM pg_amproc WHERE amprocfamily IN (SELECT oid FROM pg_opfamily
+                           WHERE opfname LIKE 'snowflake%'))"
+sf_psql old -c "CREATE TABLE keyed (id snowflake PRIMARY KEY)" \
+    -c "INSERT INTO keyed SELECT g FROM generate_series(1, 1000) g"
+old_members=$(sf_psql old -c "$family_members")
 sf_stop old
 
 # upgrade_to NAME [copy-state]: a new cluster NAME, pg_upgrade from old into it.
@@ -56,6 +68,12 @@ sf_start new "${SF_FAKE_ENV[@]}" || sf_die "the upgraded cluster did not start"
 sf_expect_eq "the extension keeps its version" "$old_version" \
     "$(sf_psql new -c "SELECT extversion FROM pg_extension WHERE extname = 'snowflake_id'")"
 sf_expect_eq "the rows came through" 20000 "$(sf_psql new -c "SELECT count(*) FROM orders")"
+sf_expect_eq "the snowflake type's families came through whole" "$old_members" \
+    "$(sf_psql new -c "$family_members")"
+sf_expect_eq "... and are valid" "true true true" "$(sf_psql new -c "SELECT string_agg(amvalidate(oid)::text, ' ')
+    FROM pg_opclass WHERE opcname IN ('snowflake_ops', 'snowflake_hash_ops', 'snowflake_minmax_ops')")"
+sf_expect_eq "... and serve id = ANY(integer[]) by the key" 3 \
+    "$(sf_psql new -c "SET enable_seqscan = off" -c "SELECT count(*) FROM keyed WHERE id = ANY (ARRAY[1, 2, 3])")"
 sf_expect_match "the new cluster resumes from the copied file" \
     'LOG: +snowflake_id: the generator resumes at .*, above ' "$(sf_server_log new)"
 sf_psql new -c "INSERT INTO orders (note) SELECT 'after' FROM generate_series(1, 20000)"
