@@ -17,14 +17,19 @@ struct Start {
     uint64_t ts;
     uint64_t seq;
 };
-inline Start start_of_next(const Layout &layout, uint64_t node, uint64_t f, int64_t now) {
-    const int seq_bits = layout.widths().sequence_bits;
-    const uint64_t node_mask = (uint64_t{1} << layout.node_bits()) - 1;
-    const uint64_t f_ts = f >> layout.timestamp_shift();
-    const uint64_t f_node = (f >> seq_bits) & node_mask;
+// The layout's widths come in precomputed: try_issue, the hot path, has them
+// in registers already.
+struct Widths {
+    int seq_bits;
+    int low_bits;
+    uint64_t node_mask;
+};
+inline Start start_of_next(const Widths &w, uint64_t node, uint64_t f, int64_t now) {
+    const uint64_t f_ts = f >> w.low_bits;
+    const uint64_t f_node = (f >> w.seq_bits) & w.node_mask;
     Start s{f_ts, 0};
     if (f_node == node) {
-        s.seq = f & ((uint64_t{1} << seq_bits) - 1);
+        s.seq = f & ((uint64_t{1} << w.seq_bits) - 1);
     } else if (f_node > node) {
         s.ts = f_ts + 1;
     }
@@ -39,7 +44,9 @@ inline Start start_of_next(const Layout &layout, uint64_t node, uint64_t f, int6
 uint64_t next_single_id(const GeneratorParams &params, uint64_t floor, int64_t now_unix_ms) {
     const Layout &layout = params.layout;
     const auto node = static_cast<uint64_t>(params.node);
-    const Start s = start_of_next(layout, node, floor, now_unix_ms - layout.epoch_unix_ms());
+    const Widths widths{layout.widths().sequence_bits, layout.timestamp_shift(),
+                        (uint64_t{1} << layout.node_bits()) - 1};
+    const Start s = start_of_next(widths, node, floor, now_unix_ms - layout.epoch_unix_ms());
     return (s.ts << layout.timestamp_shift()) | (node << layout.widths().sequence_bits) | s.seq;
 }
 
@@ -50,6 +57,7 @@ Attempt try_issue(std::atomic<uint64_t> &floor, const GeneratorParams &params, i
     const int low_bits = layout.timestamp_shift();
     const uint64_t node_mask = (uint64_t{1} << layout.node_bits()) - 1;
     const uint64_t seq_mask = (uint64_t{1} << seq_bits) - 1;
+    const Widths widths{seq_bits, low_bits, node_mask};
     const auto node = static_cast<uint64_t>(params.node);
     const int64_t now = now_unix_ms - layout.epoch_unix_ms();
 
@@ -57,7 +65,7 @@ Attempt try_issue(std::atomic<uint64_t> &floor, const GeneratorParams &params, i
     for (;;) {
         const uint64_t f_ts = f >> low_bits;
         const uint64_t f_node = (f >> seq_bits) & node_mask;
-        const Start start = start_of_next(layout, node, f, now);
+        const Start start = start_of_next(widths, node, f, now);
         uint64_t ts = start.ts;
         const uint64_t seq = start.seq;
         // The last issued ID's timestamp; nothing is borrowed while we stay on it.
