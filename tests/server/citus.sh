@@ -15,7 +15,9 @@
 #  - moving the cluster from static ids to the registry: without the
 #    procedure of docs/many-servers.md the registry hands out an id that
 #    minted statically; with it, it hands out none of them, and a retired
-#    static id is recorded with a bound above its IDs;
+#    static id is recorded, by the SQL block of the docs as written, with a
+#    bound above its last ID plus its max_clock_drift plus 1 s; the block
+#    raises a lower bound recorded already and leaves a live lease alone;
 #  - a worker restart gets its id back; a coordinator (registry) outage
 #    longer than lease_ttl stops the workers at their deadline, and they
 #    recover by themselves;
@@ -204,10 +206,14 @@ for n in coord w1 w2; do
 done
 
 # --- a retired static id: a server that minted on id 3 and is gone ----------
-sf_new old "snowflake_id.worker_id = 3"
+old_drift_ms=2000
+sf_new old "snowflake_id.worker_id = 3" "snowflake_id.max_clock_drift = '${old_drift_ms}ms'"
 sf_start old || sf_die "old did not start"
 sf_psql old -c "CREATE EXTENSION snowflake_id"
 sf_stream_ids old "$SF_WORK/old.ids" 1000
+# Its last ID's time, as the docs say to read it.
+old_last_ms=$(sf_psql old -c "SELECT (extract(epoch FROM last_issued_at) * 1000)::bigint
+                              FROM snowflake_status")
 sf_stop old
 
 # --- static ids to a registry, without the procedure -------------------------
@@ -230,18 +236,38 @@ sf_stop late
 # docs/many-servers.md, "From static ids to a registry".
 registry_conf="snowflake_id.registry = '$(sf_connstr coord)'"
 # 1. Every retired static id that minted, as a released lease whose bound lies
-#    above every ID it can have issued.
-sf_psql coord >/dev/null <<'SQL'
-\set retired 3
-\set margin_ms 300000
-INSERT INTO snowflake_registry_lease
-    (node_id, fence, holder_system_id, holder_instance, holder_host, holder_port,
-     holder_data_directory, holder_timeline, holder_max_clock_drift_ms,
-     acquired_at, renewed_at, expires_at, released_at, reserved_until_ms)
-VALUES (:retired, 1, 0, -1, 'retired static id', 0, 'retired static id', 1, 0,
-        clock_timestamp(), clock_timestamp(), clock_timestamp(), clock_timestamp(),
-        (extract(epoch FROM clock_timestamp()) * 1000)::bigint + :margin_ms);
-SQL
+#    above every ID it can have issued: the block of the docs, as written.
+retire_sql=$(sed -n '/^ *-- retire-static-id/,/^ *```$/p' "$SF_ROOT/docs/many-servers.md" |
+    sed -e '$d' -e 's/^   //')
+grep -qx '\\set retired 3' <<<"$retire_sql" || sf_die "no retire-static-id block in docs/many-servers.md"
+# retire ID: runs the block for node id ID; prints the rows it wrote.
+retire() {
+    local sql
+    sql=$(sed 's/^\\set retired 3$/\\set retired '"$1"'/' <<<"$retire_sql")
+    grep -qxF "\\set retired $1" <<<"$sql" || sf_die "the block does not set retired to $1"
+    sf_psql coord <<<"$sql
+\echo :ROW_COUNT"
+}
+sf_expect_eq "the docs' block records retired id 3" 1 "$(retire 3)"
+sf_expect_eq "the retired server's last_issued_at is the time of its last ID" "$old_last_ms" \
+    "$(sf_psql coord -c "CREATE TEMP TABLE old_ids (id bigint);
+        COPY old_ids FROM '$SF_WORK/old.ids';
+        SELECT max((extract(epoch FROM snowflake_timestamp(id)) * 1000)::bigint) FROM old_ids")"
+sf_expect_eq "the retired id's bound lies above its last ID plus its max_clock_drift plus 1 s" t \
+    "$(sf_psql coord -c "SELECT reserved_until_ms > $old_last_ms + $old_drift_ms + 1000
+                         FROM snowflake_registry_lease WHERE node_id = 3 AND released_at IS NOT NULL")"
+# An id with a row already, its bound below the retired server's IDs (leased
+# once, long ago, or retired with too small a margin): raised, and marked
+# released if it had only expired.
+for how in "released_at = clock_timestamp() - interval '1 day'" \
+    "released_at = NULL, expires_at = clock_timestamp() - interval '1 day'"; do
+    sf_psql coord -c "UPDATE snowflake_registry_lease SET reserved_until_ms = 1, $how
+                      WHERE node_id = 3"
+    sf_expect_eq "the block raises a lower bound recorded already ($how)" "1 t t" \
+        "$(retire 3) $(sf_psql coord -c "SELECT reserved_until_ms > $old_last_ms + $old_drift_ms + 1000
+                                         AND released_at IS NOT NULL, fence = 1
+                                         FROM snowflake_registry_lease WHERE node_id = 3" | tr '|' ' ')"
+done
 # 2. Every running server, restarted with the registry and its static id: the
 #    registry records a live lease of each.
 for n in coord w1 w2; do
@@ -254,12 +280,15 @@ sf_expect_eq "the registry holds the three static ids live and the retired one r
     "0:live 1:live 2:live 3:released" \
     "$(sf_psql coord -c "SELECT string_agg(node_id || ':' || state, ' ' ORDER BY node_id)
                          FROM snowflake_registry_leases")"
-old_max_ms=$(sf_psql coord -c "CREATE TEMP TABLE old_ids (id bigint);
-    COPY old_ids FROM '$SF_WORK/old.ids';
-    SELECT max((extract(epoch FROM snowflake_timestamp(id)) * 1000)::bigint) FROM old_ids")
-sf_expect_eq "the retired id's recorded bound lies above every ID it issued" t \
-    "$(sf_psql coord -c "SELECT reserved_until_ms > $old_max_ms FROM snowflake_registry_lease
-                         WHERE node_id = 3")"
+# The block on an id a running server holds: it writes nothing.
+live_before=$(sf_psql coord -c "SELECT fence || ' ' || holder_instance || ' ' || holder_max_clock_drift_ms
+                                FROM snowflake_registry_lease WHERE node_id = 1")
+sf_expect_eq "the block leaves a live lease alone" "0" "$(retire 1)"
+sf_expect_eq "... its holder, fence and bound as they were" "$live_before t" \
+    "$(sf_psql coord -c "SELECT fence || ' ' || holder_instance || ' ' || holder_max_clock_drift_ms,
+                                released_at IS NULL
+                                  AND reserved_until_ms < (extract(epoch FROM clock_timestamp()) * 1000)::bigint + 60000
+                         FROM snowflake_registry_lease WHERE node_id = 1" | tr '|' ' ')"
 # 3. Then 'auto', by a restart: each keeps its id (its state file's). A new
 #    server gets an id that never minted.
 for n in coord w1 w2; do
