@@ -25,8 +25,10 @@
 #    on 'snowflake_id,citus' after 'citus,snowflake_id';
 #  - a worker with another epoch is refused, naming both layouts whole;
 #  - a time-range query on the hash-distributed id, through the coordinator,
-#    fans out to every shard, uses each shard's index, and counts what a
-#    sequential scan counts.
+#    fans out to every shard, every task uses its shard's primary-key index
+#    (citus.explain_all_tasks), and counts what a sequential scan counts;
+#  - rows the coordinator fills in land on the shards of a worker refused a
+#    node id, while an INSERT ... SELECT that fills in rows there fails.
 set -euo pipefail
 source "$(dirname "$0")/../lib/cluster.sh"
 sf_init_workspace
@@ -377,7 +379,12 @@ sf_expect_eq "a table made now has a shard on w3" t "$(sf_psql coord -c "
     SELECT count(*) > 0 FROM pg_dist_shard_placement p JOIN pg_dist_shard s USING (shardid)
     WHERE s.logicalrelid = 'probe'::regclass AND p.nodename = '$(sf_sockdir w3)'")"
 sf_psql coord -c "INSERT INTO probe (k) SELECT g FROM generate_series(1, 40) g"
-sf_log "ok: rows the coordinator fills in land on w3's shards"
+sf_expect_eq "rows the coordinator fills in still land on w3's shards, with the coordinator's id" \
+    "t $(node_of coord)" "$(sf_psql coord -c "
+    SELECT count(*) > 0, string_agg(DISTINCT (snowflake_decode(id)).worker_id::text, ',')
+    FROM probe
+    WHERE get_shard_id_for_distribution_column('probe', k) IN (
+        SELECT shardid FROM pg_dist_shard_placement WHERE nodename = '$(sf_sockdir w3)')" | tr '|' ' ')"
 out=$(sf_psql coord -c "INSERT INTO probe (k) SELECT k FROM probe" 2>&1 || true)
 sf_expect_match "an INSERT ... SELECT through the coordinator fails on w3's missing node id" \
     "ERROR: +the registry refused this server a node id lease" "$out"
@@ -386,10 +393,16 @@ sf_expect_eq "the workers' copies of the registry tables stay empty" 0 \
     "$(sf_psql w1 -c "SELECT count(*) FROM snowflake_registry_lease")"
 
 # --- a time-range query on the hash-distributed id ---------------------------
-plan=$(sf_psql coord -c "EXPLAIN SELECT count(*) FROM events
+# Citus shows one task's plan unless told to show all.
+plan=$(sf_psql coord -c "SET citus.explain_all_tasks = on" -c "EXPLAIN SELECT count(*) FROM events
                          WHERE id >= snowflake_from_timestamp('$t_mid')")
 sf_expect_match "a time range on id fans out to every shard" "Task Count: $shards" "$plan"
-sf_expect_match "... and uses each shard's index" 'Index (Only )?Scan|Bitmap Index Scan' "$plan"
+sf_expect_eq "... and every task scans its shard by the primary key's index" \
+    "$(sf_psql coord -c "SELECT 'events_pkey_' || shardid FROM pg_dist_shard
+                         WHERE logicalrelid = 'events'::regclass ORDER BY 1")" \
+    "$(grep -Eo '(Index (Only )?Scan using|Bitmap Index Scan on) [a-z_0-9]+' <<<"$plan" |
+        awk '{print $NF}' | sort)"
+sf_expect_eq "... and no task scans its shard sequentially" 0 "$(grep -c 'Seq Scan' <<<"$plan" || true)"
 by_index=$(sf_psql coord -c "SELECT count(*) FROM events WHERE id >= snowflake_from_timestamp('$t_mid')")
 sf_expect_match "... while a range on snowflake_timestamp(id) scans sequentially" 'Seq Scan' \
     "$(sf_psql coord -c "EXPLAIN SELECT count(*) FROM events WHERE snowflake_timestamp(id) >= '$t_mid'")"
