@@ -224,7 +224,9 @@ sf_stop old
 # the lowest, 0, which the coordinator has minted on.
 sf_psql coord -c "CREATE DATABASE naive"
 sf_psql coord -d naive -c "CREATE EXTENSION snowflake_id"
-ttl_conf="snowflake_id.lease_ttl = '3s'"
+# A lease_ttl a stall of a loaded machine does not outlast (renewals every
+# 5 s); the outage below shortens it for its own phase.
+ttl_conf="snowflake_id.lease_ttl = '15s'"
 sf_new late "snowflake_id.worker_id = 'auto'" "$ttl_conf" \
     "snowflake_id.registry = 'host=$(sf_sockdir coord) port=$SF_PORT user=postgres dbname=naive'"
 sf_start late || sf_die "late did not start"
@@ -323,6 +325,16 @@ sf_expect_eq "... and its IDs continue above its earlier ones" t \
     "$(sf_psql w1 -c "INSERT INTO events (path) VALUES ('restart') RETURNING id > $w1_max")"
 
 # --- the coordinator, which is the registry, down for longer than lease_ttl ---
+# lease_ttl is reloadable and takes effect at the next renewal (within 5 s):
+# the registry's row shows it, expiring 3 s after the renewal.
+for n in w1 w2; do
+    sf_conf "$n" "snowflake_id.lease_ttl = '3s'"
+    sf_psql "$n" -c "SELECT pg_reload_conf()" >/dev/null
+done
+for id in 1 2; do
+    sf_poll coord "SELECT expires_at - renewed_at FROM snowflake_registry_lease WHERE node_id = $id" \
+        00:00:03
+done
 sf_stop coord
 for n in w1 w2; do
     # Bounded poll: the deadline is lease_ttl (3 s) after the last renewal.
@@ -339,6 +351,10 @@ sf_start coord || sf_die "the coordinator did not restart"
 for n in coord w1 w2; do sf_poll "$n" "SELECT lease_state FROM snowflake_status" held; done
 sf_log "ok: with the coordinator back, the workers lease again by themselves"
 sf_expect_eq "... on the same ids" "0 1 2" "$(node_of coord) $(node_of w1) $(node_of w2)"
+for n in w1 w2; do
+    sf_conf "$n" "$ttl_conf"
+    sf_psql "$n" -c "SELECT pg_reload_conf()" >/dev/null
+done
 
 # --- every path again, every node on 'snowflake_id,citus' --------------------
 set_preload w2 'snowflake_id,citus'
