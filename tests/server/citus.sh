@@ -15,7 +15,9 @@
 #  - moving the cluster from static ids to the registry: without the
 #    procedure of docs/many-servers.md the registry hands out an id that
 #    minted statically; with it, it hands out none of them, and a retired
-#    static id is recorded with a bound above its IDs;
+#    static id is recorded, by the SQL block of the docs as written, with a
+#    bound above its last ID plus its max_clock_drift plus 1 s; the block
+#    raises a lower bound recorded already and leaves a live lease alone;
 #  - a worker restart gets its id back; a coordinator (registry) outage
 #    longer than lease_ttl stops the workers at their deadline, and they
 #    recover by themselves;
@@ -23,8 +25,10 @@
 #    on 'snowflake_id,citus' after 'citus,snowflake_id';
 #  - a worker with another epoch is refused, naming both layouts whole;
 #  - a time-range query on the hash-distributed id, through the coordinator,
-#    fans out to every shard, uses each shard's index, and counts what a
-#    sequential scan counts.
+#    fans out to every shard, every task uses its shard's primary-key index
+#    (citus.explain_all_tasks), and counts what a sequential scan counts;
+#  - rows the coordinator fills in land on the shards of a worker refused a
+#    node id, while an INSERT ... SELECT that fills in rows there fails.
 set -euo pipefail
 source "$(dirname "$0")/../lib/cluster.sh"
 sf_init_workspace
@@ -204,10 +208,14 @@ for n in coord w1 w2; do
 done
 
 # --- a retired static id: a server that minted on id 3 and is gone ----------
-sf_new old "snowflake_id.worker_id = 3"
+old_drift_ms=2000
+sf_new old "snowflake_id.worker_id = 3" "snowflake_id.max_clock_drift = '${old_drift_ms}ms'"
 sf_start old || sf_die "old did not start"
 sf_psql old -c "CREATE EXTENSION snowflake_id"
 sf_stream_ids old "$SF_WORK/old.ids" 1000
+# Its last ID's time, as the docs say to read it.
+old_last_ms=$(sf_psql old -c "SELECT (extract(epoch FROM last_issued_at) * 1000)::bigint
+                              FROM snowflake_status")
 sf_stop old
 
 # --- static ids to a registry, without the procedure -------------------------
@@ -216,7 +224,9 @@ sf_stop old
 # the lowest, 0, which the coordinator has minted on.
 sf_psql coord -c "CREATE DATABASE naive"
 sf_psql coord -d naive -c "CREATE EXTENSION snowflake_id"
-ttl_conf="snowflake_id.lease_ttl = '3s'"
+# A lease_ttl a stall of a loaded machine does not outlast (renewals every
+# 5 s); the outage below shortens it for its own phase.
+ttl_conf="snowflake_id.lease_ttl = '15s'"
 sf_new late "snowflake_id.worker_id = 'auto'" "$ttl_conf" \
     "snowflake_id.registry = 'host=$(sf_sockdir coord) port=$SF_PORT user=postgres dbname=naive'"
 sf_start late || sf_die "late did not start"
@@ -230,18 +240,38 @@ sf_stop late
 # docs/many-servers.md, "From static ids to a registry".
 registry_conf="snowflake_id.registry = '$(sf_connstr coord)'"
 # 1. Every retired static id that minted, as a released lease whose bound lies
-#    above every ID it can have issued.
-sf_psql coord >/dev/null <<'SQL'
-\set retired 3
-\set margin_ms 300000
-INSERT INTO snowflake_registry_lease
-    (node_id, fence, holder_system_id, holder_instance, holder_host, holder_port,
-     holder_data_directory, holder_timeline, holder_max_clock_drift_ms,
-     acquired_at, renewed_at, expires_at, released_at, reserved_until_ms)
-VALUES (:retired, 1, 0, -1, 'retired static id', 0, 'retired static id', 1, 0,
-        clock_timestamp(), clock_timestamp(), clock_timestamp(), clock_timestamp(),
-        (extract(epoch FROM clock_timestamp()) * 1000)::bigint + :margin_ms);
-SQL
+#    above every ID it can have issued: the block of the docs, as written.
+retire_sql=$(sed -n '/^ *-- retire-static-id/,/^ *```$/p' "$SF_ROOT/docs/many-servers.md" |
+    sed -e '$d' -e 's/^   //')
+grep -qx '\\set retired 3' <<<"$retire_sql" || sf_die "no retire-static-id block in docs/many-servers.md"
+# retire ID: runs the block for node id ID; prints the rows it wrote.
+retire() {
+    local sql
+    sql=$(sed 's/^\\set retired 3$/\\set retired '"$1"'/' <<<"$retire_sql")
+    grep -qxF "\\set retired $1" <<<"$sql" || sf_die "the block does not set retired to $1"
+    sf_psql coord <<<"$sql
+\echo :ROW_COUNT"
+}
+sf_expect_eq "the docs' block records retired id 3" 1 "$(retire 3)"
+sf_expect_eq "the retired server's last_issued_at is the time of its last ID" "$old_last_ms" \
+    "$(sf_psql coord -c "CREATE TEMP TABLE old_ids (id bigint);
+        COPY old_ids FROM '$SF_WORK/old.ids';
+        SELECT max((extract(epoch FROM snowflake_timestamp(id)) * 1000)::bigint) FROM old_ids")"
+sf_expect_eq "the retired id's bound lies above its last ID plus its max_clock_drift plus 1 s" t \
+    "$(sf_psql coord -c "SELECT reserved_until_ms > $old_last_ms + $old_drift_ms + 1000
+                         FROM snowflake_registry_lease WHERE node_id = 3 AND released_at IS NOT NULL")"
+# An id with a row already, its bound below the retired server's IDs (leased
+# once, long ago, or retired with too small a margin): raised, and marked
+# released if it had only expired.
+for how in "released_at = clock_timestamp() - interval '1 day'" \
+    "released_at = NULL, expires_at = clock_timestamp() - interval '1 day'"; do
+    sf_psql coord -c "UPDATE snowflake_registry_lease SET reserved_until_ms = 1, $how
+                      WHERE node_id = 3"
+    sf_expect_eq "the block raises a lower bound recorded already ($how)" "1 t t" \
+        "$(retire 3) $(sf_psql coord -c "SELECT reserved_until_ms > $old_last_ms + $old_drift_ms + 1000
+                                         AND released_at IS NOT NULL, fence = 1
+                                         FROM snowflake_registry_lease WHERE node_id = 3" | tr '|' ' ')"
+done
 # 2. Every running server, restarted with the registry and its static id: the
 #    registry records a live lease of each.
 for n in coord w1 w2; do
@@ -254,12 +284,15 @@ sf_expect_eq "the registry holds the three static ids live and the retired one r
     "0:live 1:live 2:live 3:released" \
     "$(sf_psql coord -c "SELECT string_agg(node_id || ':' || state, ' ' ORDER BY node_id)
                          FROM snowflake_registry_leases")"
-old_max_ms=$(sf_psql coord -c "CREATE TEMP TABLE old_ids (id bigint);
-    COPY old_ids FROM '$SF_WORK/old.ids';
-    SELECT max((extract(epoch FROM snowflake_timestamp(id)) * 1000)::bigint) FROM old_ids")
-sf_expect_eq "the retired id's recorded bound lies above every ID it issued" t \
-    "$(sf_psql coord -c "SELECT reserved_until_ms > $old_max_ms FROM snowflake_registry_lease
-                         WHERE node_id = 3")"
+# The block on an id a running server holds: it writes nothing.
+live_before=$(sf_psql coord -c "SELECT fence || ' ' || holder_instance || ' ' || holder_max_clock_drift_ms
+                                FROM snowflake_registry_lease WHERE node_id = 1")
+sf_expect_eq "the block leaves a live lease alone" "0" "$(retire 1)"
+sf_expect_eq "... its holder, fence and bound as they were" "$live_before t" \
+    "$(sf_psql coord -c "SELECT fence || ' ' || holder_instance || ' ' || holder_max_clock_drift_ms,
+                                released_at IS NULL
+                                  AND reserved_until_ms < (extract(epoch FROM clock_timestamp()) * 1000)::bigint + 60000
+                         FROM snowflake_registry_lease WHERE node_id = 1" | tr '|' ' ')"
 # 3. Then 'auto', by a restart: each keeps its id (its state file's). A new
 #    server gets an id that never minted.
 for n in coord w1 w2; do
@@ -292,6 +325,16 @@ sf_expect_eq "... and its IDs continue above its earlier ones" t \
     "$(sf_psql w1 -c "INSERT INTO events (path) VALUES ('restart') RETURNING id > $w1_max")"
 
 # --- the coordinator, which is the registry, down for longer than lease_ttl ---
+# lease_ttl is reloadable and takes effect at the next renewal (within 5 s):
+# the registry's row shows it, expiring 3 s after the renewal.
+for n in w1 w2; do
+    sf_conf "$n" "snowflake_id.lease_ttl = '3s'"
+    sf_psql "$n" -c "SELECT pg_reload_conf()" >/dev/null
+done
+for id in 1 2; do
+    sf_poll coord "SELECT expires_at - renewed_at FROM snowflake_registry_lease WHERE node_id = $id" \
+        00:00:03
+done
 sf_stop coord
 for n in w1 w2; do
     # Bounded poll: the deadline is lease_ttl (3 s) after the last renewal.
@@ -308,6 +351,10 @@ sf_start coord || sf_die "the coordinator did not restart"
 for n in coord w1 w2; do sf_poll "$n" "SELECT lease_state FROM snowflake_status" held; done
 sf_log "ok: with the coordinator back, the workers lease again by themselves"
 sf_expect_eq "... on the same ids" "0 1 2" "$(node_of coord) $(node_of w1) $(node_of w2)"
+for n in w1 w2; do
+    sf_conf "$n" "$ttl_conf"
+    sf_psql "$n" -c "SELECT pg_reload_conf()" >/dev/null
+done
 
 # --- every path again, every node on 'snowflake_id,citus' --------------------
 set_preload w2 'snowflake_id,citus'
@@ -348,7 +395,12 @@ sf_expect_eq "a table made now has a shard on w3" t "$(sf_psql coord -c "
     SELECT count(*) > 0 FROM pg_dist_shard_placement p JOIN pg_dist_shard s USING (shardid)
     WHERE s.logicalrelid = 'probe'::regclass AND p.nodename = '$(sf_sockdir w3)'")"
 sf_psql coord -c "INSERT INTO probe (k) SELECT g FROM generate_series(1, 40) g"
-sf_log "ok: rows the coordinator fills in land on w3's shards"
+sf_expect_eq "rows the coordinator fills in still land on w3's shards, with the coordinator's id" \
+    "t $(node_of coord)" "$(sf_psql coord -c "
+    SELECT count(*) > 0, string_agg(DISTINCT (snowflake_decode(id)).worker_id::text, ',')
+    FROM probe
+    WHERE get_shard_id_for_distribution_column('probe', k) IN (
+        SELECT shardid FROM pg_dist_shard_placement WHERE nodename = '$(sf_sockdir w3)')" | tr '|' ' ')"
 out=$(sf_psql coord -c "INSERT INTO probe (k) SELECT k FROM probe" 2>&1 || true)
 sf_expect_match "an INSERT ... SELECT through the coordinator fails on w3's missing node id" \
     "ERROR: +the registry refused this server a node id lease" "$out"
@@ -357,10 +409,16 @@ sf_expect_eq "the workers' copies of the registry tables stay empty" 0 \
     "$(sf_psql w1 -c "SELECT count(*) FROM snowflake_registry_lease")"
 
 # --- a time-range query on the hash-distributed id ---------------------------
-plan=$(sf_psql coord -c "EXPLAIN SELECT count(*) FROM events
+# Citus shows one task's plan unless told to show all.
+plan=$(sf_psql coord -c "SET citus.explain_all_tasks = on" -c "EXPLAIN SELECT count(*) FROM events
                          WHERE id >= snowflake_from_timestamp('$t_mid')")
 sf_expect_match "a time range on id fans out to every shard" "Task Count: $shards" "$plan"
-sf_expect_match "... and uses each shard's index" 'Index (Only )?Scan|Bitmap Index Scan' "$plan"
+sf_expect_eq "... and every task scans its shard by the primary key's index" \
+    "$(sf_psql coord -c "SELECT 'events_pkey_' || shardid FROM pg_dist_shard
+                         WHERE logicalrelid = 'events'::regclass ORDER BY 1")" \
+    "$(grep -Eo '(Index (Only )?Scan using|Bitmap Index Scan on) [a-z_0-9]+' <<<"$plan" |
+        awk '{print $NF}' | sort)"
+sf_expect_eq "... and no task scans its shard sequentially" 0 "$(grep -c 'Seq Scan' <<<"$plan" || true)"
 by_index=$(sf_psql coord -c "SELECT count(*) FROM events WHERE id >= snowflake_from_timestamp('$t_mid')")
 sf_expect_match "... while a range on snowflake_timestamp(id) scans sequentially" 'Seq Scan' \
     "$(sf_psql coord -c "EXPLAIN SELECT count(*) FROM events WHERE snowflake_timestamp(id) >= '$t_mid'")"
