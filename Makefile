@@ -42,7 +42,7 @@ REGRESS = snowflake_functions snowflake_errors snowflake_toolkit snowflake_parti
 REGRESS_OPTS = --temp-instance=tmp_check --temp-config=$(srcdir)/tests/installcheck.conf
 
 CORE_SRCS = $(wildcard src/core/*.cpp)
-GLUE_SRCS = $(wildcard src/pg/*.cpp)
+GLUE_SRCS = $(wildcard src/pg/*.cpp src/pg/registry/*.cpp)
 OBJS = $(CORE_SRCS:.cpp=.o) $(GLUE_SRCS:.cpp=.o)
 
 PG_CONFIG ?= pg_config
@@ -57,12 +57,12 @@ PG_CXXFLAGS = -std=c++20 -Wall -Wextra -Werror -fno-exceptions -fno-rtti -Isrc \
 # control file's default_version: one place to change it.
 EXTVERSION := $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" $(EXTENSION).control)
 PG_CXXFLAGS += -DSF_EXTENSION_VERSION='"$(EXTVERSION)"'
-# libpq for the registry worker (src/pg/pg_registry.cpp), as contrib's
+# libpq for the registry worker (src/pg/registry/pg_registry.cpp), as contrib's
 # dblink and postgres_fdw use it.
 PG_CXXFLAGS += -isystem $(shell $(PG_CONFIG) --includedir 2>/dev/null)
 # PGXS compiles C++ with g++ but links with gcc.
 SHLIB_LINK += -lpq -lstdc++
-# hiredis for the Redis store of node ids (src/pg/pg_registry_redis.cpp).
+# hiredis for the Redis store of node ids (src/pg/registry/pg_registry_redis.cpp).
 SHLIB_LINK += -lhiredis
 
 # Debian builds PostgreSQL with LLVM, and PGXS would also compile every object
@@ -77,7 +77,7 @@ endif
 
 # PGXS knows nothing of our headers: rebuild every object when one changes,
 # or objects compiled against an old struct layout get linked with new ones.
-$(OBJS): $(wildcard src/core/*.hpp src/pg/*.hpp)
+$(OBJS): $(wildcard src/core/*.hpp src/pg/*.hpp src/pg/registry/*.hpp)
 
 BUILD = build
 GTEST_BIN = $(BUILD)/unit_tests
@@ -133,7 +133,7 @@ bench-type: deps
 	@bench/type-cost
 
 format:
-	clang-format -i src/core/*.[ch]pp src/pg/*.[ch]pp tests/unit/*.cpp
+	clang-format -i src/core/*.[ch]pp src/pg/*.[ch]pp src/pg/registry/*.[ch]pp tests/unit/*.cpp
 
 DIST_DIR = $(BUILD)
 
@@ -141,4 +141,4 @@ dist:
 	@tools/dist $(DIST_DIR)
 
 check-format:
-	clang-format --dry-run -Werror src/core/*.[ch]pp src/pg/*.[ch]pp tests/unit/*.cpp
+	clang-format --dry-run -Werror src/core/*.[ch]pp src/pg/*.[ch]pp src/pg/registry/*.[ch]pp tests/unit/*.cpp

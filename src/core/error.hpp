@@ -58,7 +58,7 @@ constexpr std::size_t fixed_length(const char *format) {
 }
 
 // The registry's texts (snowflake_id--1.4.sql and the Lua scripts of
-// src/pg/pg_registry_redis_scripts.hpp write them alike): a holder, a
+// src/pg/registry/pg_registry_redis_scripts.hpp write them alike): a holder, a
 // layout, and the longest DETAILs, which quote them.
 inline constexpr std::size_t kRegistryHolderMax =
     fixed_length("%s:%s, data directory %s, system identifier %s") + kHostMax + kIntMax + kPathMax +

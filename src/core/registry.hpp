@@ -1,6 +1,6 @@
 // Node id leases from a registry, as a server sees them: one interface to
 // the store that keeps the leases (the PostgreSQL registry in
-// src/pg/pg_registry_pq.cpp; others can stand behind it), and the fencing
+// src/pg/registry/pg_registry_pq.cpp; others can stand behind it), and the fencing
 // rules, which do not depend on the store.
 //
 // The store's contract, whatever it is built on (snowflake_id--1.3.sql, "The

@@ -48,7 +48,7 @@ struct StateRecord {
     // In an exact record: the run held the lease named by node_id and fence
     // until it stopped, its floor raised above the lease's (bit 2 of the
     // same byte). Only then may the next run take that lease back at this
-    // floor (src/pg/pg_registry.cpp); a standby's record names its
+    // floor (src/pg/registry/pg_registry.cpp); a standby's record names its
     // primary's lease, which it never held.
     bool lease_held = false;
     // Which run of the server wrote it (a new random number each time

@@ -10,7 +10,7 @@
 
 #include "core/redis_url.hpp"
 #include "core/registry.hpp"
-#include "pg_shared.hpp"
+#include "pg/pg_shared.hpp"
 
 extern "C" {
 typedef struct pg_conn PGconn;

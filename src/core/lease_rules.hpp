@@ -1,0 +1,156 @@
+// The registry's rules, once for every store: who may take a node id's
+// lease, the floor a new holder starts above, the order ids are recycled
+// in, fences, timelines and the cluster's layout. They are pure functions:
+// given what the store holds for the node ids a call involves (a
+// RegistryView, read in one atomic step) and the server's request, each
+// decides the records to write, or the refusal and its message. A store
+// (src/pg/registry/) only reads the view, calls the rule and writes the
+// records back atomically, retrying if anything it read changed meanwhile.
+// Every message a registry gives is therefore built here, once.
+//
+// The invariants the rules keep (tests/unit/lease_rules_test.cpp checks
+// them over random histories):
+//   - a node id never has two live holders;
+//   - a new holder's floor lies above every bound any earlier holder of the
+//     id recorded, plus that holder's max_clock_drift (it issued only below
+//     its bound, borrowing at most its drift);
+//   - a lease's recorded bound never decreases, except through the exact
+//     give-back of a clean stop by the holder itself (release);
+//   - every grant gets a fence above every earlier fence of the id;
+//   - 'auto' recycles the id whose lease ended longest ago, first among
+//     those whose floor lies below the asking server's clock.
+#pragma once
+#include "pure_cpp.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "error.hpp"
+#include "registry.hpp"
+
+namespace snowflake {
+
+// One node id's lease as a store keeps it: the columns of the PostgreSQL
+// registry's snowflake_registry_lease, the fields of a Redis registry's
+// P:lease:N hash. Times are ms since 1970 by the registry's own clock; a
+// store that keeps finer times rounds a lease's end (expires_at_ms) up and
+// its own clock (RegistryView::now_ms) down, so that no lease looks over
+// before it is.
+struct LeaseRecord {
+    int64_t node = -1;
+    int64_t fence = 0;
+    uint64_t holder_system_id = 0;
+    int64_t holder_instance = 0;
+    std::string holder_host;
+    int holder_port = 0;
+    std::string holder_data_directory;
+    int holder_timeline = 1;
+    int64_t holder_max_clock_drift_ms = 0;
+    int64_t acquired_at_ms = 0;
+    int64_t renewed_at_ms = 0;
+    int64_t expires_at_ms = 0;
+    int64_t released_at_ms = 0;     // 0 while not given back
+    int64_t reserved_until_ms = 0;  // the holder's IDs carry times below it
+};
+
+// The cluster's layout, recorded by the first grant; every later request
+// must match it.
+struct LayoutRecord {
+    int datacenter_bits = 0;
+    int worker_bits = 0;
+    int sequence_bits = 0;
+    int64_t epoch_ms = 0;
+    int64_t recorded_at_ms = 0;
+    std::string recorded_by;  // holder_text() of the first holder
+    // A store that can lose its data unnoticed (RegistryView::can_lose_data)
+    // also records the cluster's lease_ttl and max_clock_drift: its
+    // quarantine after a loss lasts one of each, so every server must run
+    // the same.
+    bool has_timing = false;
+    int64_t lease_ttl_ms = 0;
+    int64_t max_clock_drift_ms = 0;
+};
+
+// What a store that can lose its data unnoticed (Redis without persistence,
+// a FLUSHALL) records on first use. Without it, the store is new or lost
+// its data, and cannot tell which: it hands out no node id until
+// quarantine_until_ms (one lease_ttl plus max_clock_drift after it noticed,
+// when every earlier holder has passed its deadline), and every grant after
+// that starts above floor_ms (the quarantine's end plus max_clock_drift).
+struct LossGuard {
+    int64_t created_at_ms = 0;
+    int64_t quarantine_until_ms = 0;
+    int64_t floor_ms = 0;
+};
+
+// What the store holds, read in one atomic step with its clock.
+struct RegistryView {
+    int64_t now_ms = 0;
+    std::optional<LayoutRecord> layout;
+    // acquire and switch_node: every lease the store holds, in any order;
+    // renew and release: the named node id's, if the store has one.
+    std::vector<LeaseRecord> leases;
+    bool can_lose_data = false;
+    std::optional<LossGuard> guard;  // only where can_lose_data
+    // Node ids below this one without a record are not "never leased": their
+    // records were dropped (Redis lets a record expire long after its lease
+    // and its bound have passed). 0 for a store that keeps every record.
+    int64_t never_leased_from = 0;
+};
+
+// What to write back, in the same atomic step as the read. A refusal may
+// write too (a LossGuard noticed missing starts its quarantine).
+struct RegistryWrites {
+    std::optional<LayoutRecord> layout;  // new: the store had none
+    std::optional<LossGuard> guard;      // new: the store had none
+    std::vector<LeaseRecord> leases;     // whole records, new or replacing
+    std::optional<int64_t> never_leased_from;
+    bool empty() const { return !layout && !guard && leases.empty() && !never_leased_from; }
+};
+
+// What a call decided. ok: `writes` holds the records; refused: err says
+// why (code ErrorCode::registry, message, DETAIL and HINT), and `writes`
+// may still hold what must be recorded.
+enum class RuleOutcome { ok, refused };
+
+struct RenewRequest {
+    int64_t node = -1;
+    int64_t fence = 0;
+    int64_t instance = 0;
+    int64_t bound_unix_ms = 0;
+    int64_t ttl_ms = 0;
+};
+
+struct ReleaseRequest {
+    int64_t node = -1;
+    int64_t fence = 0;
+    int64_t instance = 0;
+    int64_t bound_unix_ms = 0;  // the exact floor of the holder's last IDs
+};
+
+// Leases a node id (RegistryStore::acquire): *grant and *expires_unix_ms.
+RuleOutcome decide_acquire(const LeaseRequest &request, const RegistryView &view,
+                           RegistryWrites *writes, LeaseGrant *grant, int64_t *expires_unix_ms,
+                           Error *err);
+// Renews a lease held with this fence by this run: *expires_unix_ms.
+RuleOutcome decide_renew(const RenewRequest &request, const RegistryView &view,
+                         RegistryWrites *writes, int64_t *expires_unix_ms, Error *err);
+// Gives a lease back at a clean stop. Never refused: *released is false,
+// and nothing written, when the lease is no longer this run's.
+void decide_release(const ReleaseRequest &request, const RegistryView &view,
+                    RegistryWrites *writes, bool *released);
+// on_clock_step_back = 'switch_node' (RegistryStore::switch_node).
+RuleOutcome decide_switch(const SwitchRequest &request, const RegistryView &view,
+                          RegistryWrites *writes, LeaseGrant *grant, int64_t *expires_unix_ms,
+                          Error *err);
+
+// The texts the messages quote, as every store's messages have written
+// them: "host:port, data directory D, system identifier N";
+// "2026-11-23 12:00:00.000Z".
+std::string holder_text(const char *host, int port, const char *data_directory,
+                        uint64_t system_id);
+std::string registry_time_text(int64_t unix_ms);
+
+}  // namespace snowflake
