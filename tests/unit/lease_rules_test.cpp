@@ -458,3 +458,268 @@ TEST(LeaseRules, EveryIdLeased) {
                  "Wait for a lease to expire, stop a server, or widen snowflake_id.worker_bits "
                  "or datacenter_bits (a new layout).");
 }
+
+TEST(LeaseRules, RequestsOutOfRange) {
+    Store store;
+    Server s;
+    LeaseRequest r = s.request(8);
+    Answer a = acquire(&store, r);
+    ASSERT_EQ(a.outcome, RuleOutcome::refused);
+    EXPECT_STREQ(a.err.message, "node id 8 is out of range for 1 datacenter and 2 worker bits");
+    EXPECT_STREQ(a.err.hint, "Node ids run from 0 to 7.");
+    EXPECT_TRUE(a.writes.empty()) << "not even the layout";
+    EXPECT_FALSE(store.layout);
+    for (const snowflake::LayoutWidths w :
+         {snowflake::LayoutWidths{-1, 2, 12}, snowflake::LayoutWidths{1, -2, 12},
+          snowflake::LayoutWidths{10, 21, 12}}) {
+        r = s.request();
+        r.widths = w;
+        a = acquire(&store, r);
+        ASSERT_EQ(a.outcome, RuleOutcome::refused);
+        EXPECT_EQ(std::string(a.err.message),
+                  "node id fields of " + std::to_string(w.datacenter_bits) + " datacenter and " +
+                      std::to_string(w.worker_bits) + " worker bits are out of range");
+        EXPECT_STREQ(a.err.hint, "The registry leases node ids of up to 30 bits.");
+    }
+    r = s.request(1 << 29);
+    r.widths = {10, 20, 12};
+    EXPECT_EQ(acquire(&store, r).outcome, RuleOutcome::ok) << "30 bits";
+    store = Store{};
+    r = s.request();
+    r.ttl_ms = 0;
+    a = acquire(&store, r);
+    ASSERT_EQ(a.outcome, RuleOutcome::refused);
+    EXPECT_STREQ(a.err.message, "lease ttl 0 ms is out of range");
+    EXPECT_STREQ(a.err.hint, "Set snowflake_id.lease_ttl to a positive duration.");
+}
+
+TEST(LeaseRules, LayoutMismatchIsRefusedQuotingBoth) {
+    Store store;
+    const Server s;
+    ASSERT_EQ(acquire(&store, s.request()).outcome, RuleOutcome::ok);
+    Server o = other_server();
+    LeaseRequest r = o.request();
+    r.widths.sequence_bits = 11;
+    Answer a = acquire(&store, r, kNow + 1);
+    ASSERT_EQ(a.outcome, RuleOutcome::refused);
+    EXPECT_TRUE(a.writes.empty());
+    EXPECT_STREQ(a.err.message, "the layout of this server differs from the cluster's");
+    EXPECT_EQ(std::string(a.err.detail),
+              "The registry's cluster uses 1 datacenter, 2 worker and 12 sequence bits from epoch "
+              "2020-01-01 00:00:00.000Z (recorded by " +
+                  s.text() +
+                  " at 2026-09-21 14:13:20.000Z); this server runs 1 datacenter, 2 worker and 11 "
+                  "sequence bits from epoch 2020-01-01 00:00:00.000Z. IDs of different layouts "
+                  "cannot be compared or decoded together.");
+    EXPECT_STREQ(a.err.hint,
+                 "Give every server of the cluster the same snowflake_id.datacenter_bits, "
+                 "worker_bits, sequence_bits and epoch.");
+    r = o.request();
+    r.epoch_unix_ms += 1;
+    EXPECT_EQ(acquire(&store, r, kNow + 1).outcome, RuleOutcome::refused);
+    r = o.request();
+    r.widths = {0, 3, 12};  // the same number of node ids, another layout
+    EXPECT_EQ(acquire(&store, r, kNow + 1).outcome, RuleOutcome::refused);
+    // lease_ttl and max_clock_drift may differ in a store that keeps its data.
+    o.ttl = 5'000;
+    o.drift = 0;
+    EXPECT_EQ(acquire(&store, o.request(), kNow + 1).outcome, RuleOutcome::ok);
+}
+
+TEST(LeaseRules, RecyclingOldestFirstPreferringFloorsBelowTheClock) {
+    Store store;
+    const int64_t clock = kNow;
+    // Every id leased by a server that then ended: n = 0..7, ended at the
+    // time given, its floor (bound + drift) below the clock or not.
+    const struct {
+        int64_t ended;
+        bool below;
+        bool released;
+    } ended[8] = {{50, false, true}, {40, true, false}, {30, false, false}, {40, true, true},
+                  {20, false, true}, {60, true, true},  {10, false, false}, {45, true, false}};
+    for (int64_t n = 0; n < 8; ++n) {
+        Server o = other_server();
+        o.instance = 100 + n;
+        o.ttl = 1'000;
+        const int64_t now = ended[n].released ? kNow - 5'000 : ended[n].ended - 1'000;
+        ASSERT_EQ(acquire(&store, o.request(n), now).outcome, RuleOutcome::ok);
+        const int64_t bound = ended[n].below ? clock - kDrift - 1 : clock - kDrift;
+        if (ended[n].released) {
+            ASSERT_TRUE(release(&store, n, 1, o.instance, bound, ended[n].ended));
+        } else {
+            ASSERT_EQ(renew(&store, n, 1, o.instance, bound, ended[n].ended - 1'000, 1'000).outcome,
+                      RuleOutcome::ok);
+        }
+    }
+    // Below the clock, oldest first, ties by node id: 1 (40), 3 (40), 7 (45),
+    // 5 (60); then the rest, oldest first: 6 (10), 4 (20), 2 (30), 0 (50).
+    std::vector<int64_t> order;
+    for (int i = 0; i < 8; ++i) {
+        Server s;
+        s.instance = 200 + i;
+        const Answer a = acquire(&store, s.request(), kNow + 100);
+        ASSERT_EQ(a.outcome, RuleOutcome::ok) << a.err.message;
+        EXPECT_EQ(a.grant.fence, 2);
+        order.push_back(a.grant.node);
+    }
+    EXPECT_EQ(order, (std::vector<int64_t>{1, 3, 7, 5, 6, 4, 2, 0}));
+    // A preferred id that is free wins over all of them.
+    Store again;
+    Server s;
+    ASSERT_EQ(acquire(&again, s.request(6)).outcome, RuleOutcome::ok);
+    ASSERT_TRUE(release(&again, 6, 1, s.instance, kNow));
+    s.instance = 2;
+    const Answer a = acquire(&again, s.request(-1, 6), kNow + 1);
+    ASSERT_EQ(a.outcome, RuleOutcome::ok);
+    EXPECT_EQ(a.grant.node, 6);
+    EXPECT_EQ(a.grant.fence, 2);
+    // A preferred id held by another: the lowest never leased instead.
+    Server o = other_server();
+    o.instance = 9;
+    const Answer b = acquire(&again, o.request(-1, 6), kNow + 2);
+    ASSERT_EQ(b.outcome, RuleOutcome::ok);
+    EXPECT_EQ(b.grant.node, 0);
+}
+
+namespace {
+
+Store redis_store() {
+    Store store;
+    store.can_lose_data = true;
+    return store;
+}
+
+}  // namespace
+
+TEST(LeaseRules, StoreThatCanLoseDataQuarantinesThenFloorsEveryGrant) {
+    Store store = redis_store();
+    const Server s;
+    Answer a = acquire(&store, s.request());
+    ASSERT_EQ(a.outcome, RuleOutcome::refused);
+    ASSERT_TRUE(a.writes.guard) << "the quarantine starts with the refusal";
+    EXPECT_TRUE(a.writes.leases.empty());
+    EXPECT_FALSE(a.writes.layout);
+    EXPECT_EQ(store.guard->created_at_ms, kNow);
+    EXPECT_EQ(store.guard->quarantine_until_ms, kNow + kTtl + kDrift);
+    EXPECT_EQ(store.guard->floor_ms, kNow + kTtl + 2 * kDrift);
+    EXPECT_STREQ(a.err.message,
+                 "the Redis registry holds no record of earlier leases: it hands out node ids "
+                 "from 2026-09-21 14:14:21.000Z");
+    EXPECT_STREQ(a.err.detail,
+                 "The registry is new, or Redis lost its data (restarted without persistence, "
+                 "flushed). Servers that held node ids before stop at their lease deadlines, "
+                 "which have passed by then; the server asks again until then.");
+    EXPECT_STREQ(a.err.hint,
+                 "Run Redis with appendonly yes and appendfsync always. A Redis that never held "
+                 "leases can be marked as such: HSET snowflake_id:meta quarantine_until_ms 0.");
+    // Still quarantined a moment before its end, and the guard stays.
+    a = acquire(&store, s.request(), kNow + kTtl + kDrift - 1);
+    ASSERT_EQ(a.outcome, RuleOutcome::refused);
+    EXPECT_FALSE(a.writes.guard);
+    EXPECT_EQ(store.guard->quarantine_until_ms, kNow + kTtl + kDrift);
+    // Then every grant starts above the floor: a never-leased id...
+    a = acquire(&store, s.request(), kNow + kTtl + kDrift);
+    ASSERT_EQ(a.outcome, RuleOutcome::ok) << a.err.message;
+    EXPECT_EQ(a.grant.node, 0);
+    EXPECT_EQ(a.grant.floor_unix_ms, kNow + kTtl + 2 * kDrift);
+    EXPECT_EQ(store.leases.at(0).reserved_until_ms, kNow + kTtl + 2 * kDrift);
+    ASSERT_TRUE(store.layout);
+    EXPECT_TRUE(store.layout->has_timing);
+    EXPECT_EQ(store.layout->lease_ttl_ms, kTtl);
+    EXPECT_EQ(store.layout->max_clock_drift_ms, kDrift);
+    EXPECT_EQ(store.never_leased_from, 1);
+    // ...and one given back below it.
+    Server o = other_server();
+    ASSERT_TRUE(release(&store, 0, 1, s.instance, kNow, kNow + kTtl + kDrift + 1));
+    a = acquire(&store, o.request(0), kNow + kTtl + kDrift + 2);
+    ASSERT_EQ(a.outcome, RuleOutcome::ok);
+    EXPECT_EQ(a.grant.floor_unix_ms, kNow + kTtl + 2 * kDrift);
+    // A switch too: no id is usable below the floor.
+    a = switch_node(&store, o, 0, 2, 0, kNow + kTtl + 2 * kDrift, kNow, kNow + kTtl + kDrift + 3);
+    ASSERT_EQ(a.outcome, RuleOutcome::refused);
+    a = switch_node(&store, o, 0, 2, 0, kNow + kTtl + 2 * kDrift + 1, kNow,
+                    kNow + kTtl + kDrift + 3);
+    ASSERT_EQ(a.outcome, RuleOutcome::ok);
+    EXPECT_EQ(a.grant.node, 1);
+    EXPECT_EQ(a.grant.floor_unix_ms, kNow + kTtl + 2 * kDrift);
+    EXPECT_EQ(store.leases.at(1).reserved_until_ms, kNow + kTtl + 2 * kDrift);
+    EXPECT_EQ(store.never_leased_from, 2);
+}
+
+TEST(LeaseRules, AQuarantineTheOperatorEndedKeepsItsFloor) {
+    Store store = redis_store();
+    store.guard = LossGuard{kNow, 0, 0};
+    const Server s;
+    const Answer a = acquire(&store, s.request());
+    ASSERT_EQ(a.outcome, RuleOutcome::ok);
+    EXPECT_EQ(a.grant.floor_unix_ms, 0);
+}
+
+TEST(LeaseRules, StoreThatCanLoseDataNeedsOneTtlAndDrift) {
+    Store store = redis_store();
+    store.guard = LossGuard{0, 0, 0};
+    const Server s;
+    ASSERT_EQ(acquire(&store, s.request()).outcome, RuleOutcome::ok);
+    for (const auto &[ttl, drift] : {std::pair<int64_t, int64_t>{kTtl + 1, kDrift}, {kTtl, 0}}) {
+        Server o = other_server();
+        o.ttl = ttl;
+        o.drift = drift;
+        const Answer a = acquire(&store, o.request(), kNow + 1);
+        ASSERT_EQ(a.outcome, RuleOutcome::refused);
+        EXPECT_TRUE(a.writes.empty());
+        EXPECT_STREQ(a.err.message,
+                     "the lease_ttl or max_clock_drift of this server differs from the cluster's");
+        EXPECT_EQ(std::string(a.err.detail),
+                  "The Redis registry's cluster uses lease_ttl 60000 ms and max_clock_drift 1000 "
+                  "ms (recorded by " +
+                      s.text() + "); this server runs " + std::to_string(ttl) + " ms and " +
+                      std::to_string(drift) +
+                      " ms. A Redis registry that lost its data waits out one lease_ttl plus "
+                      "max_clock_drift, so they must be the same on every server.");
+        EXPECT_STREQ(a.err.hint,
+                     "Give every server of the cluster the same snowflake_id.lease_ttl and "
+                     "max_clock_drift.");
+    }
+    // A layout recorded there without them (not by a server) is refused too.
+    store.layout->has_timing = false;
+    const Answer a = acquire(&store, other_server().request(), kNow + 1);
+    ASSERT_EQ(a.outcome, RuleOutcome::refused);
+    EXPECT_NE(std::string(a.err.detail).find("uses lease_ttl (none) ms and max_clock_drift (none)"),
+              std::string::npos);
+}
+
+TEST(LeaseRules, DroppedRecordsBelowNeverLeasedFromAreNotNeverLeased) {
+    Store store = redis_store();
+    store.guard = LossGuard{0, 0, 0};
+    store.layout = LayoutRecord{1, 2, 12, kEpoch, 0, "x", true, kTtl, kDrift};
+    // Ids 0-2 were leased and their records dropped; 3 is held.
+    store.never_leased_from = 3;
+    Server o = other_server();
+    ASSERT_EQ(acquire(&store, o.request(3)).outcome, RuleOutcome::ok);
+    EXPECT_EQ(store.never_leased_from, 4) << "the id it named was taken";
+    // 4 is taken statically: never_leased_from does not move, 'auto' skips it.
+    o.instance = 3;
+    ASSERT_EQ(acquire(&store, o.request(5)).outcome, RuleOutcome::ok);
+    EXPECT_EQ(store.never_leased_from, 4);
+    const Server s;
+    Answer a = acquire(&store, s.request(), kNow + 1);
+    ASSERT_EQ(a.outcome, RuleOutcome::ok);
+    EXPECT_EQ(a.grant.node, 4);
+    EXPECT_EQ(store.never_leased_from, 5);
+    a = acquire(&store, s.request(), kNow + 2);
+    EXPECT_EQ(a.grant.node, 6) << "5 held; the same run asking again without its fence";
+    EXPECT_EQ(store.never_leased_from, 5) << "moves only when the grant is the id it names";
+}
+
+TEST(LeaseRules, SwitchStartsTheQuarantineOfAStoreThatLostItsGuard) {
+    Store store = redis_store();
+    store.guard = LossGuard{0, 0, 0};
+    const Server s;
+    ASSERT_EQ(acquire(&store, s.request()).outcome, RuleOutcome::ok);
+    store.guard.reset();
+    const Answer a = switch_node(&store, s, 0, 1, 0, kNow, kNow, kNow + 1);
+    ASSERT_EQ(a.outcome, RuleOutcome::refused);
+    ASSERT_TRUE(a.writes.guard);
+    EXPECT_EQ(a.writes.leases.size(), 0u) << "the lease held untouched";
+    EXPECT_EQ(store.leases.at(0).released_at_ms, 0);
+}
