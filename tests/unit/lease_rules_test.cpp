@@ -1362,3 +1362,33 @@ TEST(LeaseRulesGenerated, StoreThatKeepsItsData) {
 TEST(LeaseRulesGenerated, StoreThatCanLoseItsData) {
     run_histories(true, 100'001, 400, 300);
 }
+
+// The longest texts servers send fit the messages whole (error.hpp's bounds).
+TEST(LeaseRules, LongestHoldersFitTheMessages) {
+    Store store;
+    Server s;
+    s.host = std::string(snowflake::kHostMax, 'h');
+    s.dir = std::string(snowflake::kPathMax, 'd');
+    s.port = -2'147'483'647 - 1;
+    s.system_id = UINT64_MAX;
+    s.instance = INT64_MIN;
+    ASSERT_EQ(acquire(&store, s.request(1)).outcome, RuleOutcome::ok);
+    Server o = s;
+    o.instance = 5;
+    o.timeline = 0;
+    Answer a = acquire(&store, o.request(1), kNow + 1);
+    ASSERT_EQ(a.outcome, RuleOutcome::refused);
+    EXPECT_FALSE(a.err.truncated);
+    EXPECT_LE(std::strlen(a.err.detail), snowflake::kRegistryDetailMax);
+    a = renew(&store, 1, INT64_MIN, s.instance, kNow);
+    ASSERT_EQ(a.outcome, RuleOutcome::refused);
+    EXPECT_FALSE(a.err.truncated);
+    EXPECT_LE(std::strlen(a.err.detail), snowflake::kRegistryDetailMax);
+    LeaseRequest r = o.request();
+    r.widths.worker_bits = 3;
+    a = acquire(&store, r, kNow + 1);
+    ASSERT_EQ(a.outcome, RuleOutcome::refused);
+    EXPECT_FALSE(a.err.truncated);
+    EXPECT_LE(std::strlen(a.err.message), snowflake::kRegistryMessageMax);
+    EXPECT_LE(std::strlen(a.err.detail), snowflake::kRegistryDetailMax);
+}
