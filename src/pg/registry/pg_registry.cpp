@@ -393,6 +393,12 @@ snowflake::StoreOutcome acquire(snowflake::RegistryStore &store) {
     LWLockRelease(sf_shared->lock);
     if (sf_worker_id != kWorkerIdAuto) {
         request.requested_node = wanted_node();
+        // The fence the state recorded is the proof of a later run only on
+        // the id it was recorded for: a static id changed since must not
+        // present another id's fence, which may equal the one its lease has.
+        if (request.preferred_node != request.requested_node) {
+            request.previous_fence = 0;
+        }
         request.preferred_node = -1;
     }
     describe_holder(&request);
