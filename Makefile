@@ -26,10 +26,13 @@
 
 EXTENSION = snowflake_id
 MODULE_big = snowflake_id
-DATA = snowflake_id--1.0.sql snowflake_id--1.0--1.1.sql snowflake_id--1.1.sql \
-	snowflake_id--1.1--1.2.sql snowflake_id--1.2.sql snowflake_id--1.2--1.3.sql \
-	snowflake_id--1.3.sql snowflake_id--1.3--1.4.sql snowflake_id--1.4.sql \
-	snowflake_id--1.4--1.5.sql snowflake_id--1.5.sql
+# The newest full install script, which CREATE EXTENSION runs; 1.0's and the
+# update chain, with which ALTER EXTENSION UPDATE updates an older install and
+# CREATE EXTENSION ... VERSION installs an older version (1.0, then each
+# update script up to it: PostgreSQL 10 and later need no full script for it).
+DATA = snowflake_id--1.5.sql snowflake_id--1.0.sql snowflake_id--1.0--1.1.sql \
+	snowflake_id--1.1--1.2.sql snowflake_id--1.2--1.3.sql snowflake_id--1.3--1.4.sql \
+	snowflake_id--1.4--1.5.sql
 PGFILEDESC = "snowflake_id - Snowflake IDs generated inside PostgreSQL"
 
 # `make installcheck`: the pg_regress suites that need a preloaded server
