@@ -15,6 +15,8 @@
 #   make bench-registry what a registry of node ids costs (bench/registry-cost)
 #   make bench-type the snowflake column type against a bigint key (bench/type-cost)
 #   make format     clang-format every C++ file in place
+#   make check-format  the C++ formatted (clang-format), the shell scripts
+#                   clean (shellcheck, tools/check-shell)
 #   make dist       the PGXN release archive build/snowflake_id-<version>.zip
 #                   (version from META.json, which must agree with the control
 #                   file): `git archive` of HEAD, so uncommitted changes are
@@ -143,5 +145,8 @@ DIST_DIR = $(BUILD)
 dist:
 	@tools/dist $(DIST_DIR)
 
+# The C++ against .clang-format, and the shell scripts with shellcheck
+# (tools/check-shell finds them by their shebang).
 check-format:
 	clang-format --dry-run -Werror src/core/*.[ch]pp src/pg/*.[ch]pp src/pg/registry/*.[ch]pp tests/unit/*.cpp
+	tools/check-shell
