@@ -15,6 +15,7 @@
 
 #include <cstdint>
 
+#include "clock_units.hpp"
 #include "error.hpp"
 #include "layout.hpp"
 
@@ -86,8 +87,6 @@ class RegistryStore {
     virtual StoreOutcome switch_node(const SwitchRequest &request, LeaseGrant *grant,
                                      int64_t *expires_unix_ms, Error *err) = 0;
 };
-
-inline constexpr int64_t kNsPerMs = 1000000;
 
 // Renewals per lease_ttl: a lease survives two failed renewals in a row.
 inline constexpr int64_t kRenewalsPerTtl = 3;

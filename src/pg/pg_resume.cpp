@@ -17,7 +17,7 @@
 int64_t sf_monotonic_ns() {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+    return static_cast<int64_t>(ts.tv_sec) * snowflake::kNsPerS + ts.tv_nsec;
 }
 
 int64_t sf_generator_clock_ms() {

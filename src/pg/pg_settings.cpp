@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <ctime>
 
+#include "core/clock_units.hpp"
 #include "core/epoch.hpp"
 #include "core/redis_url.hpp"
 #include "pg_glue.hpp"
@@ -476,7 +477,7 @@ void log_startup(const snowflake::Layout &layout, int64_t now_ms) {
 int64_t sf_wall_clock_ms() {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
-    return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+    return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / snowflake::kNsPerMs;
 }
 
 void sf_load_settings(bool preloading) {

@@ -22,6 +22,7 @@
 #include <cstdint>
 
 #include "core/catch_up_state.hpp"
+#include "core/clock_units.hpp"
 #include "core/generator.hpp"
 #include "core/registry.hpp"
 #include "core/resume.hpp"
