@@ -1,4 +1,4 @@
-// Declarations shared by the PostgreSQL glue files (src/pg/pg_*.cpp).
+// Declarations shared by the PostgreSQL glue files (src/pg/, src/pg/registry/).
 //
 // The glue is the only code that includes PostgreSQL headers. Its rules:
 //   1. Core headers and standard headers come first, PostgreSQL's last:
@@ -54,7 +54,7 @@ inline constexpr int kWorkerIdAuto = -2;
 enum StepBack { kStepBackError = 0, kStepBackSwitchNode = 1 };
 extern int sf_on_clock_step_back;
 
-// Whether a registry of node ids is configured (pg_registry.cpp).
+// Whether a registry of node ids is configured (registry/pg_registry.cpp).
 bool sf_registry_configured();
 // The registry as messages name it, never the password, palloc'd: the
 // setting, and so the text, have no length limit.

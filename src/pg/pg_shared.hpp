@@ -46,7 +46,7 @@ enum class Refusal : int {
     state_stale,
 };
 
-// The node id lease from the registry (pg_registry.cpp): why
+// The node id lease from the registry (registry/pg_registry.cpp): why
 // snowflake_nextval() may or may not issue with a registry configured.
 enum class LeaseStatus : int {
     none = 0,  // no registry: the node id comes from the settings
@@ -113,7 +113,7 @@ struct LeaseState {
 inline constexpr int64_t kRegistryTimeoutMs = 5000;
 using snowflake::kNsPerMs;
 // When a registry call started now must give up: after kRegistryTimeoutMs,
-// or at the lease's deadline if that comes first (pg_registry.cpp).
+// or at the lease's deadline if that comes first (registry/pg_registry.cpp).
 int64_t sf_registry_call_until_ns();
 
 // The published word: the status (4 bits), the node + 1 (32 bits: the
@@ -258,7 +258,7 @@ int sf_state_file_read(StateFileRead *out);
 int sf_state_file_write(const snowflake::StateRecord &record);
 extern const char *const sf_state_file_name;
 // Under `lock`: moves the state file out of the way (a set-aside confirmed
-// by the registry, pg_registry.cpp), so that the next write builds a new one
+// by the registry, registry/pg_registry.cpp), so that the next write builds a new one
 // whole. 0 or an errno.
 int sf_state_file_set_aside();
 extern const char *const sf_state_file_set_aside_name;
@@ -270,7 +270,7 @@ void sf_store_record_locked(const snowflake::StateRecord &record);
 // the ERRORs.
 int sf_errhint_state_file_way_out();
 
-// pg_registry.cpp: the background worker that leases the node id.
+// registry/pg_registry.cpp: the background worker that leases the node id.
 void sf_register_registry_worker();
 // Raises the generator's floor to a lease's floor (ms since 1970): the
 // catch-up clock takes over if it lies ahead of the clock (pg_resume.cpp).
@@ -312,7 +312,7 @@ void sf_wait_for_sync_standbys(XLogRecPtr lsn);
 // recorded for the lease: the lease has run out in ID time.
 [[noreturn]] void sf_raise_lease_bound_reached(uint64_t need_id);
 
-// pg_shmem.cpp: decides where the generator resumes from the floor now in
+// pg_resume.cpp: decides where the generator resumes from the floor now in
 // shared memory, sets the catch-up clock and the refusal, and logs it.
 // `after_recovery`: called at the end of WAL replay, logs only if replay
 // moved the floor.

@@ -1,17 +1,16 @@
 // The registry worker: leases this server's node id from the registry
-// (snowflake_id.registry, a PostgreSQL database with snowflake_id installed;
-// the protocol is the SQL of snowflake_id--1.3.sql, "The registry of node
-// ids"), renews it, and publishes it in shared memory (LeaseState).
+// (snowflake_id.registry: a PostgreSQL database with snowflake_id installed,
+// pg_registry_pq.cpp, or Redis, pg_registry_redis.cpp), renews it, and
+// publishes it in shared memory (LeaseState).
 //
 // One background worker, started after recovery (a standby mints nothing;
 // a promoted one starts it), and only when a registry is set. It knows the
 // registry only as a snowflake::RegistryStore (src/core/registry.hpp); the
-// PostgreSQL store (pg_registry_pq.cpp) waits on the network with
-// WaitLatchOrSocket, so SIGTERM, SIGHUP and the postmaster's death are seen
-// at once and every wait has a time limit. Nothing on the
-// snowflake_nextval() path touches the network. An ERROR in this process
-// has no handler to return to: it ends the process (the postmaster starts
-// it again), and the connection closes with it.
+// stores wait on the network with WaitLatchOrSocket, so SIGTERM, SIGHUP
+// and the postmaster's death are seen at once and every wait has a time
+// limit. Nothing on the snowflake_nextval() path touches the network. An
+// ERROR in this process has no handler to return to: it ends the process
+// (the postmaster starts it again), and the connection closes with it.
 //
 // Fencing, as the worker keeps it:
 //  - A renewal is sent with bound = the generator's clock + lease_ttl: the
