@@ -15,6 +15,8 @@
 #   make bench-registry what a registry of node ids costs (bench/registry-cost)
 #   make bench-type the snowflake column type against a bigint key (bench/type-cost)
 #   make format     clang-format every C++ file in place
+#   make check-format  the C++ formatted (clang-format), the shell scripts
+#                   clean (shellcheck, tools/check-shell)
 #   make dist       the PGXN release archive build/snowflake_id-<version>.zip
 #                   (version from META.json, which must agree with the control
 #                   file): `git archive` of HEAD, so uncommitted changes are
@@ -26,10 +28,13 @@
 
 EXTENSION = snowflake_id
 MODULE_big = snowflake_id
-DATA = snowflake_id--1.0.sql snowflake_id--1.0--1.1.sql snowflake_id--1.1.sql \
-	snowflake_id--1.1--1.2.sql snowflake_id--1.2.sql snowflake_id--1.2--1.3.sql \
-	snowflake_id--1.3.sql snowflake_id--1.3--1.4.sql snowflake_id--1.4.sql \
-	snowflake_id--1.4--1.5.sql snowflake_id--1.5.sql
+# The newest full install script, which CREATE EXTENSION runs; 1.0's and the
+# update chain, with which ALTER EXTENSION UPDATE updates an older install and
+# CREATE EXTENSION ... VERSION installs an older version (1.0, then each
+# update script up to it: PostgreSQL 10 and later need no full script for it).
+DATA = snowflake_id--1.5.sql snowflake_id--1.0.sql snowflake_id--1.0--1.1.sql \
+	snowflake_id--1.1--1.2.sql snowflake_id--1.2--1.3.sql snowflake_id--1.3--1.4.sql \
+	snowflake_id--1.4--1.5.sql
 PGFILEDESC = "snowflake_id - Snowflake IDs generated inside PostgreSQL"
 
 # `make installcheck`: the pg_regress suites that need a preloaded server
@@ -140,5 +145,8 @@ DIST_DIR = $(BUILD)
 dist:
 	@tools/dist $(DIST_DIR)
 
+# The C++ against .clang-format, and the shell scripts with shellcheck
+# (tools/check-shell finds them by their shebang).
 check-format:
 	clang-format --dry-run -Werror src/core/*.[ch]pp src/pg/*.[ch]pp src/pg/registry/*.[ch]pp tests/unit/*.cpp
+	tools/check-shell

@@ -42,6 +42,10 @@ SELECT extversion AS fresh_version, extrelocatable FROM pg_extension
 WHERE extname = 'snowflake_id';
 DROP EXTENSION snowflake_id;
 
+-- Every version can be installed: only the newest has a full install
+-- script, older ones are 1.0's script and the update scripts up to them.
+SELECT version FROM pg_available_extension_versions
+WHERE name = 'snowflake_id' ORDER BY version;
 CREATE EXTENSION snowflake_id VERSION '1.0';
 ALTER EXTENSION snowflake_id UPDATE;
 SELECT extversion AS updated_version, extrelocatable FROM pg_extension

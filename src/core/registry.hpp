@@ -3,7 +3,7 @@
 // src/pg/registry/pg_registry_pq.cpp; others can stand behind it), and the fencing
 // rules, which do not depend on the store.
 //
-// The store's contract, whatever it is built on (snowflake_id--1.3.sql, "The
+// The store's contract, whatever it is built on (snowflake_id--1.5.sql, "The
 // registry of node ids", is the reference): every call is one atomic step in
 // the store; a lease has a fence that grows whenever another run of a server
 // takes the node id, and renew/release succeed only with the current fence
@@ -15,6 +15,7 @@
 
 #include <cstdint>
 
+#include "clock_units.hpp"
 #include "error.hpp"
 #include "layout.hpp"
 
@@ -86,8 +87,6 @@ class RegistryStore {
     virtual StoreOutcome switch_node(const SwitchRequest &request, LeaseGrant *grant,
                                      int64_t *expires_unix_ms, Error *err) = 0;
 };
-
-inline constexpr int64_t kNsPerMs = 1000000;
 
 // Renewals per lease_ttl: a lease survives two failed renewals in a row.
 inline constexpr int64_t kRenewalsPerTtl = 3;

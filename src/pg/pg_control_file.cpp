@@ -5,7 +5,7 @@
 // cannot read only costs the check, which then does not apply.
 #include <cstddef>
 
-#include "pg_shared.hpp"
+#include "pg_glue.hpp"
 
 extern "C" {
 #include <fcntl.h>

@@ -240,7 +240,7 @@ bool wait_for_node_switch(const CallLease &lease, int64_t clock_ms) {
             state.switch_attempts.load(std::memory_order_acquire) != attempts) {
             break;
         }
-        const int64_t left_ms = (give_up_ns - sf_monotonic_ns()) / 1000000;
+        const int64_t left_ms = (give_up_ns - sf_monotonic_ns()) / kNsPerMs;
         if (left_ms <= 0) {
             break;
         }

@@ -1,4 +1,7 @@
-// Declarations shared by the PostgreSQL glue files (src/pg/pg_*.cpp).
+// Declarations shared by the PostgreSQL glue files (src/pg/, src/pg/registry/):
+// the settings, the errors, the clocks, and each file's functions that
+// other files call, under the name of the file that defines them. The
+// shared memory the generator works in, and its protocol: pg_shared.hpp.
 //
 // The glue is the only code that includes PostgreSQL headers. Its rules:
 //   1. Core headers and standard headers come first, PostgreSQL's last:
@@ -18,17 +21,22 @@
 #include <atomic>
 #include <cstdint>
 
+#include "core/clock_units.hpp"
 #include "core/error.hpp"
 #include "core/generator.hpp"
 #include "core/layout.hpp"
+#include "core/state_record.hpp"
 
 extern "C" {
 #include "postgres.h"
 
+#include "access/xlogdefs.h"
 #include "datatype/timestamp.h"
 #include "fmgr.h"
 #include "funcapi.h"
 }
+
+struct SharedState;  // pg_shared.hpp
 
 // 2000-01-01T00:00:00Z, PostgreSQL's epoch, in ms since 1970.
 inline constexpr int64_t kPostgresEpochUnixMs =
@@ -38,6 +46,10 @@ inline constexpr int64_t kPostgresEpochUnixMs =
 inline TimestampTz sf_timestamptz_of(int64_t unix_ms) {
     return (unix_ms - kPostgresEpochUnixMs) * 1000;
 }
+
+using snowflake::kNsPerMs;
+
+// --- pg_settings.cpp ----------------------------------------------------------
 
 // Settings (see README "Settings"). Plain ints so the GUC machinery can
 // write them; read by the backend that owns them.
@@ -54,11 +66,8 @@ inline constexpr int kWorkerIdAuto = -2;
 enum StepBack { kStepBackError = 0, kStepBackSwitchNode = 1 };
 extern int sf_on_clock_step_back;
 
-// Whether a registry of node ids is configured (pg_registry.cpp).
+// Whether a registry of node ids is configured.
 bool sf_registry_configured();
-// The registry as messages name it, never the password, palloc'd: the
-// setting, and so the text, have no length limit.
-char *sf_describe_registry();
 // Checks the settings that go with a registry ('auto' needs one; with
 // 'auto' the lease gives the datacenter id too); reports what is wrong at
 // elevel (WARNING at start, ERROR from snowflake_nextval) and returns false.
@@ -77,10 +86,13 @@ bool sf_check_step_back_setting(int elevel);
 extern snowflake::Layout sf_layout;
 extern bool sf_layout_ok;
 extern snowflake::Error sf_layout_error;
+// The layout for decoding; raises if the configured layout is invalid.
+const snowflake::Layout &sf_decoding_layout();
 
-// _PG_init's parts.
+// _PG_init's part (the other: sf_install_shmem_hooks, pg_shmem.cpp).
 void sf_load_settings(bool preloading);
-void sf_install_shmem_hooks();
+
+// --- pg_errors.cpp ------------------------------------------------------------
 
 // Raises err as an ERROR (or at `elevel`) with the SQLSTATE for its code.
 [[noreturn]] void sf_raise(const snowflake::Error &err);
@@ -88,14 +100,140 @@ void sf_install_shmem_hooks();
 [[noreturn]] void sf_raise_with_hint(const snowflake::Error &err, const char *hint);
 void sf_report(int elevel, const snowflake::Error &err);
 
+// --- pg_decode.cpp ------------------------------------------------------------
+
 // The (ts, datacenter_id, worker_id, sequence) record the decoders return.
 // *desc caches the blessed row type in fn_mcxt: looking it up per row costs
 // more than decoding.
 Datum sf_decoded_record(FunctionCallInfo fcinfo, TupleDesc *desc, int64_t unix_ms,
                         int64_t datacenter_id, int64_t worker_id, int64_t sequence);
 
-// The layout for decoding; raises if the configured layout is invalid.
-const snowflake::Layout &sf_decoding_layout();
+// --- pg_clock.cpp -------------------------------------------------------------
 
 // Milliseconds since 1970-01-01 UTC by CLOCK_REALTIME.
 int64_t sf_wall_clock_ms();
+// Nanoseconds by CLOCK_MONOTONIC: deadlines, and the catch-up clock's pace.
+int64_t sf_monotonic_ns();
+// Milliseconds of the generator's clock: the wall clock, or the catch-up
+// clock while it is ahead; _at takes a wall-clock reading the caller made.
+int64_t sf_generator_clock_ms();
+int64_t sf_generator_clock_at(int64_t wall_unix_ms);
+// The same, but a reading past the catch-up clock does not end it: for the
+// registry worker, whose reading must not take the catch-up away from the
+// backends, which issue by their own readings (and libfaketime in the tests
+// can leave the worker on the real clock).
+int64_t sf_generator_clock_peek_ms();
+
+// --- pg_shmem.cpp -------------------------------------------------------------
+
+// _PG_init's part: shared memory, the state file read at start and the
+// exact floor written at stop.
+void sf_install_shmem_hooks();
+
+// --- pg_resume.cpp ------------------------------------------------------------
+
+// Decides where the generator resumes from the floor now in shared memory,
+// sets the catch-up clock and the refusal, and logs it. `after_recovery`:
+// called at the end of WAL replay, logs only if replay moved the floor.
+void sf_resume(bool after_recovery);
+// Raises the generator's floor to a lease's floor (ms since 1970): the
+// catch-up clock takes over if it lies ahead of the clock.
+void sf_resume_at_lease_floor(int64_t floor_unix_ms, int64_t node);
+// The recorded and the configured layout, for messages.
+struct LayoutTexts {
+    char stored[160];
+    char configured[160];
+};
+void sf_describe_layouts(const snowflake::StateRecord &stored, LayoutTexts *out);
+// Why a stale state file (Refusal::state_stale) is not trusted, for a DETAIL.
+struct StaleStateText {
+    char detail[640];
+};
+void sf_describe_stale_state(const SharedState *s, StaleStateText *out);
+
+// --- pg_state_file.cpp --------------------------------------------------------
+
+// Both return 0 or an errno; they never raise, so the postmaster can use
+// them.
+struct StateFileRead {
+    bool found = false;  // the file exists
+    bool valid = false;  // and a slot of it holds a valid record
+    snowflake::StateRecord record;
+};
+int sf_state_file_read(StateFileRead *out);
+int sf_state_file_write(const snowflake::StateRecord &record);
+extern const char *const sf_state_file_name;
+// Under `lock`: moves the state file out of the way (a set-aside confirmed
+// by the registry, registry/pg_registry.cpp), so that the next write builds
+// a new one whole. 0 or an errno.
+int sf_state_file_set_aside();
+extern const char *const sf_state_file_set_aside_name;
+// Writes under `lock`, raising ERROR on failure.
+void sf_store_record_locked(const snowflake::StateRecord &record);
+// The way out of an unreadable or stale state file that is safe as written,
+// naming the file's full path: an errhint() for the start-up WARNING and
+// the ERRORs.
+int sf_errhint_state_file_way_out();
+
+// --- pg_control_file.cpp ------------------------------------------------------
+
+// False if pg_control cannot be read or checked. Never raises.
+bool sf_read_last_shutdown(snowflake::LastShutdown *out);
+
+// --- pg_wal_scan.cpp ----------------------------------------------------------
+
+// Whether a state record older than the last clean shutdown is still right,
+// because only runs without the library came between (the WAL from the
+// record's checkpoint to the shutdown's holds no reservation). Logs when it
+// is. False when it cannot tell.
+bool sf_state_unchanged_since(const snowflake::StateRecord &record,
+                              const snowflake::LastShutdown &shutdown);
+
+// --- pg_wal.cpp ---------------------------------------------------------------
+
+void sf_register_wal_rmgr();
+int sf_wal_rmgr_id();
+XLogRecPtr sf_log_record(const snowflake::StateRecord &record);
+
+// --- pg_reserve.cpp -----------------------------------------------------------
+
+// Raises an atomic word to at least value (it only grows).
+void sf_raise_to(std::atomic<uint64_t> &word, uint64_t value);
+// Under `lock`: records `bound` under the configured layout in the state file
+// and WAL, flushes, and marks it pending; returns its WAL position, which
+// the caller hands to sf_wait_for_sync_standbys after releasing the lock.
+XLogRecPtr sf_write_reservation_locked(uint64_t bound);
+// Makes sure IDs below need_id + 1 are durably reserved, raising ERROR if it
+// cannot (ReserveFor::issue: need_id is the ID to issue). A renewal ahead of
+// need (ReserveFor::renewal: need_id is the last ID issued, at or past the
+// renew point) extends the reservation a window past need_id, unless
+// another backend has done so; it gives up at once when another backend
+// holds the lock.
+enum class ReserveFor { issue, renewal };
+void sf_reserve(uint64_t need_id, ReserveFor why);
+void sf_wait_for_sync_standbys(XLogRecPtr lsn);
+
+// --- pg_generate.cpp ----------------------------------------------------------
+
+// An ID at need_id would pass the bound the registry recorded for the
+// lease: the lease has run out in ID time.
+[[noreturn]] void sf_raise_lease_bound_reached(uint64_t need_id);
+
+// --- pg_status.cpp ------------------------------------------------------------
+
+// The counters' slots (StatusCounters, pg_shared.hpp).
+Size sf_status_shmem_size();
+void sf_status_shmem_init();  // under AddinShmemInitLock
+
+// --- registry/pg_registry.cpp -------------------------------------------------
+
+// The background worker that leases the node id.
+void sf_register_registry_worker();
+// The registry as messages name it, never the password, palloc'd: the
+// setting, and so the text, have no length limit.
+char *sf_describe_registry();
+// How long one connection attempt or query to the registry may take.
+inline constexpr int64_t kRegistryTimeoutMs = 5000;
+// When a registry call started now must give up: after kRegistryTimeoutMs,
+// or at the lease's deadline if that comes first.
+int64_t sf_registry_call_until_ns();

@@ -1,5 +1,5 @@
 // The module's entry point.
-#include "pg_shared.hpp"
+#include "pg_glue.hpp"
 // After the core headers (src/core/pure_cpp.hpp).
 #include "pg_compat.hpp"
 

@@ -1,4 +1,5 @@
-// Where the generator resumes, and the clock it runs on.
+// Where the generator resumes, and the catch-up clock it starts there (the
+// clock the generator then reads: pg_clock.cpp).
 //
 // sf_resume() runs twice in a server's life at most: in the postmaster when
 // shared memory is created (the state file has been read; pg_shmem.cpp) and
@@ -8,41 +9,10 @@
 // point. The policy itself (resume at the bound; catch-up clock when the
 // clock is too far behind) is src/core/resume.hpp's.
 #include <algorithm>
-#include <ctime>
 #include <limits>
 
 #include "core/epoch.hpp"
 #include "pg_shared.hpp"
-
-int64_t sf_monotonic_ns() {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
-
-int64_t sf_generator_clock_ms() {
-    return sf_generator_clock_at(sf_wall_clock_ms());
-}
-
-namespace {
-
-int64_t generator_clock_at(int64_t wall, bool may_end_catch_up) {
-    snowflake::SharedCatchUp &c = sf_shared->catch_up;
-    if (!c.running()) {
-        return wall;
-    }
-    return c.now(wall, sf_monotonic_ns(), may_end_catch_up);
-}
-
-}  // namespace
-
-int64_t sf_generator_clock_at(int64_t wall) {
-    return generator_clock_at(wall, true);
-}
-
-int64_t sf_generator_clock_peek_ms() {
-    return generator_clock_at(sf_wall_clock_ms(), false);
-}
 
 namespace {
 

@@ -11,7 +11,6 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
 
 #include "core/epoch.hpp"
 #include "core/redis_url.hpp"
@@ -473,12 +472,6 @@ void log_startup(const snowflake::Layout &layout, int64_t now_ms) {
 
 }  // namespace
 
-int64_t sf_wall_clock_ms() {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
-}
-
 void sf_load_settings(bool preloading) {
     int values[kIntSettingCount];
     snowflake::Layout layout;
@@ -518,6 +511,56 @@ void sf_load_settings(bool preloading) {
     if (!IsUnderPostmaster) {
         log_startup(layout, now_ms);
     }
+}
+
+bool sf_registry_configured() {
+    return sf_registry != nullptr && sf_registry[0] != '\0';
+}
+
+bool sf_check_registry_settings(int elevel) {
+    if (sf_worker_id == kWorkerIdAuto && !sf_registry_configured()) {
+        ereport(elevel,
+                (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                 errmsg("snowflake_id.worker_id = 'auto' needs snowflake_id.registry"),
+                 errdetail("Only a registry of node ids can hand out a node id that no other "
+                           "server uses."),
+                 errhint("Set snowflake_id.registry to the connection string of a database "
+                         "with snowflake_id installed and restart, or set a worker id.")));
+        return false;
+    }
+    if (sf_worker_id == kWorkerIdAuto && sf_datacenter_id != 0) {
+        ereport(elevel,
+                (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                 errmsg("snowflake_id.datacenter_id = %d cannot be combined with worker_id = "
+                        "'auto'",
+                        sf_datacenter_id),
+                 errdetail("With 'auto' the registry leases the whole node id, datacenter and "
+                           "worker id together."),
+                 errhint("Remove snowflake_id.datacenter_id, or set a static worker id.")));
+        return false;
+    }
+    return true;
+}
+
+bool sf_switch_node_enabled() {
+    return sf_on_clock_step_back == kStepBackSwitchNode && sf_worker_id == kWorkerIdAuto &&
+           sf_registry_configured();
+}
+
+bool sf_check_step_back_setting(int elevel) {
+    if (sf_on_clock_step_back != kStepBackSwitchNode || sf_switch_node_enabled()) {
+        return true;
+    }
+    ereport(elevel,
+            (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+             errmsg("snowflake_id.on_clock_step_back = 'switch_node' needs worker_id = 'auto' "
+                    "and a registry"),
+             errdetail("A server switches to a node id it leases from the registry; a static "
+                       "worker id is the operator's choice and is never switched. Until then a "
+                       "clock set back beyond max_clock_drift is handled as with 'error'."),
+             errhint("Set snowflake_id.worker_id = 'auto' and snowflake_id.registry, or "
+                     "on_clock_step_back = 'error'.")));
+    return false;
 }
 
 const snowflake::Layout &sf_decoding_layout() {

@@ -1,4 +1,6 @@
-// The generator's shared memory and the durable state behind it.
+// The generator's shared memory and the durable state behind it: the
+// structs every process maps, and the protocol by which they read and write
+// them. The functions of each file: pg_glue.hpp.
 //
 // Locking protocol:
 //  - Hot path (snowflake_nextval): no lock. `floor` advances by
@@ -22,6 +24,7 @@
 #include <cstdint>
 
 #include "core/catch_up_state.hpp"
+#include "core/clock_units.hpp"
 #include "core/generator.hpp"
 #include "core/registry.hpp"
 #include "core/resume.hpp"
@@ -45,7 +48,7 @@ enum class Refusal : int {
     state_stale,
 };
 
-// The node id lease from the registry (pg_registry.cpp): why
+// The node id lease from the registry (registry/pg_registry.cpp): why
 // snowflake_nextval() may or may not issue with a registry configured.
 enum class LeaseStatus : int {
     none = 0,  // no registry: the node id comes from the settings
@@ -107,13 +110,6 @@ struct LeaseState {
     // process has the setting, sf_describe_registry.)
     char message[sizeof snowflake::Error::message + sizeof snowflake::Error::detail + 1] = {};
 };
-
-// How long one connection attempt or query to the registry may take.
-inline constexpr int64_t kRegistryTimeoutMs = 5000;
-using snowflake::kNsPerMs;
-// When a registry call started now must give up: after kRegistryTimeoutMs,
-// or at the lease's deadline if that comes first (pg_registry.cpp).
-int64_t sf_registry_call_until_ns();
 
 // The published word: the status (4 bits), the node + 1 (32 bits: the
 // registry leases node ids of up to 30 bits) and the count of publications
@@ -221,23 +217,10 @@ struct alignas(64) StatusCounters {
 };
 using StatusCounter = std::atomic<uint64_t> StatusCounters::*;
 void sf_count(StatusCounter counter, uint64_t n = 1);
-Size sf_status_shmem_size();
-void sf_status_shmem_init();  // under AddinShmemInitLock
 
 // How far ahead a reservation reaches, and when the next one is made.
 inline constexpr int64_t kReservationWindowMs = 1000;
 inline constexpr int64_t kRenewBeforeEndMs = 500;
-
-// Milliseconds of the generator's clock: the wall clock, or the catch-up
-// clock while it is ahead; _at takes a wall-clock reading the caller made.
-int64_t sf_generator_clock_ms();
-int64_t sf_generator_clock_at(int64_t wall_unix_ms);
-// The same, but a reading past the catch-up clock does not end it: for the
-// registry worker, whose reading must not take the catch-up away from the
-// backends, which issue by their own readings (and libfaketime in the tests
-// can leave the worker on the real clock).
-int64_t sf_generator_clock_peek_ms();
-int64_t sf_monotonic_ns();
 
 // Whether the lease's deadline has passed: the lease is over, whether or
 // not the registry worker, which may be waiting on a hung registry, has
@@ -245,87 +228,3 @@ int64_t sf_monotonic_ns();
 inline bool sf_lease_past_deadline(const LeaseState &lease) {
     return sf_monotonic_ns() >= lease.deadline_mono_ns.load(std::memory_order_relaxed);
 }
-
-// pg_state_file.cpp. Both return 0 or an errno; they never raise, so the
-// postmaster can use them.
-struct StateFileRead {
-    bool found = false;  // the file exists
-    bool valid = false;  // and a slot of it holds a valid record
-    snowflake::StateRecord record;
-};
-int sf_state_file_read(StateFileRead *out);
-int sf_state_file_write(const snowflake::StateRecord &record);
-extern const char *const sf_state_file_name;
-// Under `lock`: moves the state file out of the way (a set-aside confirmed
-// by the registry, pg_registry.cpp), so that the next write builds a new one
-// whole. 0 or an errno.
-int sf_state_file_set_aside();
-extern const char *const sf_state_file_set_aside_name;
-
-// pg_state_file.cpp: writes under `lock`, raising ERROR on failure.
-void sf_store_record_locked(const snowflake::StateRecord &record);
-// The way out of an unreadable or stale state file that is safe as written,
-// naming the file's full path: an errhint() for the start-up WARNING and
-// the ERRORs.
-int sf_errhint_state_file_way_out();
-
-// pg_registry.cpp: the background worker that leases the node id.
-void sf_register_registry_worker();
-// Raises the generator's floor to a lease's floor (ms since 1970): the
-// catch-up clock takes over if it lies ahead of the clock (pg_resume.cpp).
-void sf_resume_at_lease_floor(int64_t floor_unix_ms, int64_t node);
-
-// pg_control_file.cpp: false if pg_control cannot be read or checked. Never
-// raises.
-bool sf_read_last_shutdown(snowflake::LastShutdown *out);
-
-// pg_wal_scan.cpp: whether a state record older than the last clean
-// shutdown is still right, because only runs without the library came
-// between (the WAL from the record's checkpoint to the shutdown's holds no
-// reservation). Logs when it is. False when it cannot tell.
-bool sf_state_unchanged_since(const snowflake::StateRecord &record,
-                              const snowflake::LastShutdown &shutdown);
-
-// pg_wal.cpp
-void sf_register_wal_rmgr();
-int sf_wal_rmgr_id();
-XLogRecPtr sf_log_record(const snowflake::StateRecord &record);
-
-// pg_reserve.cpp
-// Raises an atomic word to at least value (it only grows).
-void sf_raise_to(std::atomic<uint64_t> &word, uint64_t value);
-// Under `lock`: records `bound` under the configured layout in the state file
-// and WAL, flushes, and marks it pending; returns its WAL position, which
-// the caller hands to sf_wait_for_sync_standbys after releasing the lock.
-XLogRecPtr sf_write_reservation_locked(uint64_t bound);
-// Makes sure IDs below need_id + 1 are durably reserved, raising ERROR if it
-// cannot (ReserveFor::issue: need_id is the ID to issue). A renewal ahead of
-// need (ReserveFor::renewal: need_id is the last ID issued, at or past the
-// renew point) extends the reservation a window past need_id, unless
-// another backend has done so; it gives up at once when another backend
-// holds the lock.
-enum class ReserveFor { issue, renewal };
-void sf_reserve(uint64_t need_id, ReserveFor why);
-void sf_wait_for_sync_standbys(XLogRecPtr lsn);
-// pg_generate.cpp: an ID at need_id would pass the bound the registry
-// recorded for the lease: the lease has run out in ID time.
-[[noreturn]] void sf_raise_lease_bound_reached(uint64_t need_id);
-
-// pg_shmem.cpp: decides where the generator resumes from the floor now in
-// shared memory, sets the catch-up clock and the refusal, and logs it.
-// `after_recovery`: called at the end of WAL replay, logs only if replay
-// moved the floor.
-void sf_resume(bool after_recovery);
-
-// The recorded and the configured layout, for messages.
-struct LayoutTexts {
-    char stored[160];
-    char configured[160];
-};
-void sf_describe_layouts(const snowflake::StateRecord &stored, LayoutTexts *out);
-
-// Why a stale state file (Refusal::state_stale) is not trusted, for a DETAIL.
-struct StaleStateText {
-    char detail[640];
-};
-void sf_describe_stale_state(const SharedState *s, StaleStateText *out);

@@ -91,10 +91,10 @@ void start_fresh(SharedState *s) {
 // granted. The generator starts as without a file (and above a stale
 // file's bound, which is still a lower bound of the IDs issued). The
 // registry worker confirms the set-aside once the registry shows it knows
-// the id it grants (pg_registry.cpp), moves the file out of the way, and
-// the next reservation or shutdown writes a new one; an id the registry
-// knows nothing of (it may have been a static id before the registry) gets
-// the refusal `refusal` instead.
+// the id it grants (registry/pg_registry.cpp), moves the file out of the
+// way, and the next reservation or shutdown writes a new one; an id the
+// registry knows nothing of (it may have been a static id before the
+// registry) gets the refusal `refusal` instead.
 void set_state_aside(SharedState *s, const char *why, Refusal refusal) {
     s->state_set_aside = true;
     s->set_aside_refusal = refusal;

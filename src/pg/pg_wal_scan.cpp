@@ -16,7 +16,7 @@
 //
 // Runs in the postmaster before any other process exists, with plain reads
 // of pg_wal: no ERROR is raised on a missing or unreadable segment.
-#include "pg_shared.hpp"
+#include "pg_glue.hpp"
 // After the core headers (src/core/pure_cpp.hpp).
 #include "pg_compat.hpp"
 

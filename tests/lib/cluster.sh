@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Throwaway PostgreSQL servers for snowflake_id's tests, demo and benchmark.
 #
 # Source this file, then:
@@ -33,10 +34,8 @@ SF_STARTED=()
 SF_REDIS_STARTED=()
 
 if [ "$(id -u)" = 0 ]; then
-    SF_SERVER_USER=postgres
     sf_as_server() { runuser -u postgres -- "$@"; }
 else
-    SF_SERVER_USER=$(id -un)
     sf_as_server() { "$@"; }
 fi
 
@@ -125,6 +124,9 @@ sf_stage() {
     # copies the files itself then.
     [ ! -x "$SF_PGBIN/pg_basebackup" ] || cp "$SF_PGBIN/pg_basebackup" "$SF_STAGE_BIN/"
     for f in "$sharedir"/* "$sharedir"/extension/*; do
+        # Not an older install's scripts of ours: the stage has only this
+        # tree's, which is what the tests of installing older versions test.
+        [[ $f != "$sharedir"/extension/snowflake_id[-.]* ]] || continue
         [ -e "$stage_share/${f#"$sharedir"/}" ] || ln -s "$f" "$stage_share/${f#"$sharedir"/}"
     done
     for f in "$pkglibdir"/*; do
@@ -233,6 +235,7 @@ sf_fake_clock() {
     SF_CLOCK=$SF_WORK/clock
     echo "+0" >"$SF_CLOCK"
     chmod 644 "$SF_CLOCK"
+    # shellcheck disable=SC2034 # read by the scripts that source this file
     SF_FAKE_ENV=("LD_PRELOAD=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"
         "FAKETIME_TIMESTAMP_FILE=$SF_CLOCK" "FAKETIME_NO_CACHE=1" "DONT_FAKE_MONOTONIC=1")
 }
@@ -291,6 +294,7 @@ sf_expect_match() {
 #   sf_gate_close NAME      a session on NAME takes advisory lock 42 and holds it
 #   sf_gate_wait NAME N     returns once N sessions on NAME queue on the gate
 #   sf_gate_open NAME       releases the lock
+# shellcheck disable=SC2034 # read by the scripts that source this file
 SF_GATE_SQL="SELECT pg_advisory_lock_shared(42)"
 declare -A SF_GATE_PID SF_GATE_FD
 
@@ -418,6 +422,7 @@ sf_new_registry() {
     sf_start "$1" || sf_die "the registry $1 did not start"
     sf_psql "$1" -c "CREATE EXTENSION snowflake_id"
     SF_REGISTRY_CONF="snowflake_id.registry = '$(sf_connstr "$1")'"
+    # shellcheck disable=SC2034 # read by the scripts that source this file
     SF_REGISTRY_TEXT="host=$(sf_sockdir "$1")"
 }
 
@@ -524,6 +529,7 @@ sf_new_redis() {
     SF_REDIS_SOCKET=$dir/redis.sock
     SF_REDIS_STARTED+=("$name")
     sf_start_redis "$name" || sf_die "redis-server $name did not start"
+    # shellcheck disable=SC2034 # read by the scripts that source this file
     SF_REGISTRY_CONF="snowflake_id.registry = 'redis+unix://$SF_REDIS_SOCKET'"
 }
 
@@ -577,19 +583,19 @@ sf_crash() {
 # sf_expect_above WHAT BEFORE_FILE... -- AFTER_FILE: every ID in AFTER_FILE is
 # above every ID in the BEFORE files, and no ID repeats across all of them.
 sf_expect_above() {
-    local what=$1 max_before min_after files=()
+    local what=$1 max_before min_after befores=()
     shift
     while [ "$1" != -- ]; do
-        files+=("$1")
+        befores+=("$1")
         shift
     done
     # sed reads its whole input: no SIGPIPE for sort under pipefail.
-    max_before=$(sort -n "${files[@]}" | sed -n '$p')
+    max_before=$(sort -n "${befores[@]}" | sed -n '$p')
     min_after=$(sort -n "$2" | sed -n '1p')
     [ "$min_after" -gt "$max_before" ] ||
         sf_die "$what: an ID ($min_after) is not above the largest before ($max_before)"
     sf_log "ok: $what: every new ID is above every ID before"
-    sf_expect_eq "$what: no duplicate" 0 "$(sort -n "${files[@]}" "$2" | uniq -d | wc -l)"
+    sf_expect_eq "$what: no duplicate" 0 "$(sort -n "${befores[@]}" "$2" | uniq -d | wc -l)"
 }
 
 # sf_stream_ids NAME FILE COUNT: COUNT IDs from NAME into FILE. COPY ... TO

@@ -247,6 +247,7 @@ grep -qx '\\set retired 3' <<<"$retire_sql" || sf_die "no retire-static-id block
 # retire ID: runs the block for node id ID; prints the rows it wrote.
 retire() {
     local sql
+    # shellcheck disable=SC2001 # one line of many: ${//} cannot anchor at a line
     sql=$(sed 's/^\\set retired 3$/\\set retired '"$1"'/' <<<"$retire_sql")
     grep -qxF "\\set retired $1" <<<"$sql" || sf_die "the block does not set retired to $1"
     sf_psql coord <<<"$sql

@@ -31,11 +31,14 @@ sf_expect_match "make dist says where it wrote it" "wrote $zip" "$(cat "$SF_WORK
 
 listing=$(unzip -Z1 "$zip")
 files=$(grep -v '/$' <<<"$listing" | sort)
+# shellcheck disable=SC2001 # per line of a listing: ${//} cannot anchor at each line
 sf_expect_eq "one top directory, $name-$version/" "$name-$version/" \
     "$(sed 's|/.*|/|' <<<"$listing" | sort -u)"
+# shellcheck disable=SC2001 # per line, as above
 files=$(sed "s|^$name-$version/||" <<<"$files")
 
 want=(META.json Makefile snowflake_id.control tests/installcheck.conf)
+# shellcheck disable=SC2016 # $(DATA) is make's, not the shell's
 data=$(make -s -C "$repo" --no-print-directory --eval 'print-data: ; @echo $(DATA)' print-data)
 [ -n "$data" ] || sf_die "the Makefile's DATA is empty"
 for f in $data; do want+=("$f"); done

@@ -74,6 +74,7 @@ expect_refused_then_accepted "later epoch"
 # than max_clock_drift on a loaded machine), plus what that ID borrowed.
 lead=$(sed -n 's/.*WARNING: *snowflake_id: the wall clock .* is \([0-9]*\) ms behind the durable reservation.*/\1/p' \
     "$SF_WORK/accept.err")
+# shellcheck disable=SC2015 # sf_die when any of the three fails, as meant
 [ -n "$lead" ] && [ "$lead" -ge 3540000 ] && [ "$lead" -le 3602000 ] ||
     sf_die "later epoch: accepting should warn that the old IDs lie an hour ahead: $(cat "$SF_WORK/accept.err")"
 sf_log "ok: later epoch: accepting warns that the old IDs lie an hour ahead ($lead ms)"

@@ -65,7 +65,7 @@ registry_pids() {
         cat "$SF_WORK/registry/redis.pid"
     else
         pm=$(sf_as_server head -1 "$(sf_datadir registry)/postmaster.pid")
-        echo "$pm" $(pgrep -P "$pm" || true)
+        echo "$pm $(pgrep -P "$pm" | tr '\n' ' ' || true)"
     fi
 }
 

@@ -1,17 +1,13 @@
 #include "core/catch_up_state.hpp"
+#include "core/clock_units.hpp"
 
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <thread>
 
+using snowflake::kNsPerMs;
 using snowflake::SharedCatchUp;
-
-namespace {
-
-constexpr int64_t kNsPerMs = 1000000;
-
-}  // namespace
 
 TEST(SharedCatchUp, RunsAtHalfSpeedUntilTheWallClockOvertakesIt) {
     SharedCatchUp c;

@@ -1,17 +1,16 @@
 // The registry worker: leases this server's node id from the registry
-// (snowflake_id.registry, a PostgreSQL database with snowflake_id installed;
-// the protocol is the SQL of snowflake_id--1.3.sql, "The registry of node
-// ids"), renews it, and publishes it in shared memory (LeaseState).
+// (snowflake_id.registry: a PostgreSQL database with snowflake_id installed,
+// pg_registry_pq.cpp, or Redis, pg_registry_redis.cpp), renews it, and
+// publishes it in shared memory (LeaseState).
 //
 // One background worker, started after recovery (a standby mints nothing;
 // a promoted one starts it), and only when a registry is set. It knows the
 // registry only as a snowflake::RegistryStore (src/core/registry.hpp); the
-// PostgreSQL store (pg_registry_pq.cpp) waits on the network with
-// WaitLatchOrSocket, so SIGTERM, SIGHUP and the postmaster's death are seen
-// at once and every wait has a time limit. Nothing on the
-// snowflake_nextval() path touches the network. An ERROR in this process
-// has no handler to return to: it ends the process (the postmaster starts
-// it again), and the connection closes with it.
+// stores wait on the network with WaitLatchOrSocket, so SIGTERM, SIGHUP
+// and the postmaster's death are seen at once and every wait has a time
+// limit. Nothing on the snowflake_nextval() path touches the network. An
+// ERROR in this process has no handler to return to: it ends the process
+// (the postmaster starts it again), and the connection closes with it.
 //
 // Fencing, as the worker keeps it:
 //  - A renewal is sent with bound = the generator's clock + lease_ttl: the
@@ -64,56 +63,6 @@ int64_t sf_registry_call_until_ns() {
         }
     }
     return until;
-}
-
-bool sf_registry_configured() {
-    return sf_registry != nullptr && sf_registry[0] != '\0';
-}
-
-bool sf_check_registry_settings(int elevel) {
-    if (sf_worker_id == kWorkerIdAuto && !sf_registry_configured()) {
-        ereport(elevel,
-                (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                 errmsg("snowflake_id.worker_id = 'auto' needs snowflake_id.registry"),
-                 errdetail("Only a registry of node ids can hand out a node id that no other "
-                           "server uses."),
-                 errhint("Set snowflake_id.registry to the connection string of a database "
-                         "with snowflake_id installed and restart, or set a worker id.")));
-        return false;
-    }
-    if (sf_worker_id == kWorkerIdAuto && sf_datacenter_id != 0) {
-        ereport(elevel,
-                (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                 errmsg("snowflake_id.datacenter_id = %d cannot be combined with worker_id = "
-                        "'auto'",
-                        sf_datacenter_id),
-                 errdetail("With 'auto' the registry leases the whole node id, datacenter and "
-                           "worker id together."),
-                 errhint("Remove snowflake_id.datacenter_id, or set a static worker id.")));
-        return false;
-    }
-    return true;
-}
-
-bool sf_switch_node_enabled() {
-    return sf_on_clock_step_back == kStepBackSwitchNode && sf_worker_id == kWorkerIdAuto &&
-           sf_registry_configured();
-}
-
-bool sf_check_step_back_setting(int elevel) {
-    if (sf_on_clock_step_back != kStepBackSwitchNode || sf_switch_node_enabled()) {
-        return true;
-    }
-    ereport(elevel,
-            (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-             errmsg("snowflake_id.on_clock_step_back = 'switch_node' needs worker_id = 'auto' "
-                    "and a registry"),
-             errdetail("A server switches to a node id it leases from the registry; a static "
-                       "worker id is the operator's choice and is never switched. Until then a "
-                       "clock set back beyond max_clock_drift is handled as with 'error'."),
-             errhint("Set snowflake_id.worker_id = 'auto' and snowflake_id.registry, or "
-                     "on_clock_step_back = 'error'.")));
-    return false;
 }
 
 void sf_register_registry_worker() {
