@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "epoch.hpp"
+#include "registry.hpp"
 
 namespace snowflake {
 
@@ -249,13 +250,29 @@ IssueResult issue(std::atomic<uint64_t> &floor, const GeneratorParams &params, C
         }
         int64_t slept_us = 0;
         result.waited = true;
-        const bool keep_going = sleeper.sleep_ms(sleeper.ctx, a.wait_ms, &slept_us);
+        const bool keep_going = sleeper.sleep(sleeper.ctx, a.wait_ms, now + a.wait_ms, &slept_us);
         budget->waited_us += slept_us > 0 ? slept_us : 0;
         if (!keep_going) {
             result.status = IssueStatus::interrupted;
             return result;
         }
     }
+}
+
+WaitStep next_wait_step(int64_t until_unix_ms, int64_t now_unix_ns, int64_t max_ms) {
+    const int64_t left_ns = std::min(until_unix_ms * kNsPerMs - now_unix_ns, max_ms * kNsPerMs);
+    WaitStep step;
+    if (left_ns <= 0) {
+        return step;
+    }
+    if (left_ns > kNsPerMs) {
+        // The whole milliseconds before the last (partial or whole) one: the
+        // coarse timer's overrun then still lands before the boundary.
+        step.coarse_ms = (left_ns - 1) / kNsPerMs;
+    } else {
+        step.fine_ns = left_ns;
+    }
+    return step;
 }
 
 }  // namespace snowflake

@@ -107,12 +107,31 @@ struct Clock {
     void *ctx;
 };
 struct Sleeper {
-    // Sleeps up to `ms` and stores in *slept_us how long it really slept:
-    // a latch can wake it early, and only real waiting counts against
+    // Waits for the clock to reach until_unix_ms, the millisecond the next
+    // ID needs, which the clock reading the call was decided on put `ms`
+    // ahead: it may return earlier (the call then asks again), but sleeps
+    // no longer than `ms`. Stores in *slept_us how long it really slept: a
+    // latch can wake it early, and only real waiting counts against
     // max_wait. Returns false when interrupted: stop now.
-    bool (*sleep_ms)(void *ctx, int64_t ms, int64_t *slept_us);
+    bool (*sleep)(void *ctx, int64_t ms, int64_t until_unix_ms, int64_t *slept_us);
     void *ctx;
 };
+
+// One step of a sleeper's wait for the clock to reach until_unix_ms, the
+// clock (the one the generator reads) read as now_unix_ns. Millisecond
+// boundaries matter, not milliseconds slept: a whole millisecond slept from
+// wherever the wait started wakes a fraction past the boundary, and that
+// fraction, at every millisecond, is time in which a saturating session
+// issues nothing. So the bulk goes to a coarse, interruptible timer with
+// whole-millisecond timeouts that may overrun (a PostgreSQL latch), leaving
+// at most the last millisecond, which a precise sleep ends at the boundary.
+struct WaitStep {
+    int64_t coarse_ms = 0;  // > 0: sleep this long on the coarse timer, then take the next step
+    int64_t fine_ns = 0;    // > 0 (coarse_ms == 0): sleep this precisely; the clock is then there
+};
+// Both 0: the clock is there. Never more than max_ms in all: the clock may
+// have stepped back since the wait was decided.
+WaitStep next_wait_step(int64_t until_unix_ms, int64_t now_unix_ns, int64_t max_ms);
 
 enum class IssueStatus { issued, must_reserve, interrupted, failed };
 

@@ -1,4 +1,6 @@
 // snowflake_nextval() and snowflake_nextval(n): the generator's SQL face.
+#include <ctime>
+
 #include "core/state_record.hpp"
 #include "pg_shared.hpp"
 
@@ -41,17 +43,47 @@ int64_t generator_clock(void *) {
     return sf_generator_clock_at(wall);
 }
 
-// Sleeps on the latch so that a cancel or statement_timeout wakes us at
-// once. The latch may also wake us early for other reasons (it is set when a
-// backend starts, by NOTIFY, ...), so report the time really slept: only that
-// counts against max_wait. Returns false when an interrupt is pending: the
-// core then returns, and the caller runs CHECK_FOR_INTERRUPTS() outside any
-// core frame.
-bool sleep_on_latch(void *, int64_t ms, int64_t *slept_us) {
+// The generator's clock to the nanosecond, for the sleeper: the wall clock
+// (CLOCK_REALTIME, as sf_wall_clock_ms reads it, and as libfaketime fakes
+// it in the tests). False while the catch-up clock runs: its milliseconds
+// are not the wall clock's.
+bool generator_clock_ns(int64_t *ns) {
+    if (sf_shared->catch_up.running()) {
+        return false;
+    }
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    *ns = static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+    return true;
+}
+
+// Waits for the generator's clock to reach until_unix_ms, in the steps of
+// snowflake::next_wait_step: whole milliseconds on the latch, so that a
+// cancel or statement_timeout wakes us at once, and the last fraction with
+// clock_nanosleep, which ends at the boundary (a signal, such as a cancel,
+// cuts it short too). One step per call: the core reads the clock again
+// after each. Under the catch-up clock, `ms` on the latch, as before. The
+// latch may also wake us early for other reasons (it is set when a backend
+// starts, by NOTIFY, ...), so report the time really slept: only that counts
+// against max_wait. Returns false when an interrupt is pending: the core then
+// returns, and the caller runs CHECK_FOR_INTERRUPTS() outside any core frame.
+bool sleep_until(void *, int64_t ms, int64_t until_unix_ms, int64_t *slept_us) {
     const int64_t start = sf_monotonic_ns() / 1000;
-    (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, static_cast<long>(ms),
-                    PG_WAIT_EXTENSION);
-    ResetLatch(MyLatch);
+    int64_t now_ns = 0;
+    snowflake::WaitStep step;
+    if (generator_clock_ns(&now_ns)) {
+        step = snowflake::next_wait_step(until_unix_ms, now_ns, ms);
+    } else {
+        step.coarse_ms = ms;
+    }
+    if (step.coarse_ms > 0) {
+        (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+                        static_cast<long>(step.coarse_ms), PG_WAIT_EXTENSION);
+        ResetLatch(MyLatch);
+    } else if (step.fine_ns > 0) {
+        const struct timespec fine = {0, static_cast<long>(step.fine_ns)};
+        (void)clock_nanosleep(CLOCK_MONOTONIC, 0, &fine, nullptr);
+    }
     *slept_us = sf_monotonic_ns() / 1000 - start;
     return !InterruptPending;
 }
@@ -356,7 +388,7 @@ bool issue_ids(const snowflake::GeneratorParams &params, int64_t count, const Ca
     for (;;) {
         const snowflake::IssueResult r =
             snowflake::issue(sf_shared->floor, params, snowflake::Clock{generator_clock, nullptr},
-                             snowflake::Sleeper{sleep_on_latch, nullptr}, &budget, &err,
+                             snowflake::Sleeper{sleep_until, nullptr}, &budget, &err,
                              &sf_shared->reservation, count);
         ran_out = ran_out || r.sequence_ran_out;
         if (r.waited && !waited) {

@@ -67,7 +67,7 @@ int64_t fake_now(void *ctx) {
     return static_cast<FakeTime *>(ctx)->now;
 }
 
-bool fake_sleep(void *ctx, int64_t ms, int64_t *slept_us) {
+bool fake_sleep(void *ctx, int64_t ms, int64_t, int64_t *slept_us) {
     auto *t = static_cast<FakeTime *>(ctx);
     t->now += ms;
     t->slept += ms;

@@ -44,7 +44,7 @@ int64_t fake_now(void *ctx) {
 
 // Moves the clock by the time slept; a sleep cut short by wake_early_us
 // moves it less (whole ms elapse only every 1000 us of such naps).
-bool fake_sleep(void *ctx, int64_t ms, int64_t *slept_us) {
+bool fake_sleep(void *ctx, int64_t ms, int64_t, int64_t *slept_us) {
     auto *t = static_cast<FakeTime *>(ctx);
     int64_t us = ms * 1000;
     if (t->wake_early_us > 0 && t->wake_early_us < us) {
@@ -189,7 +189,7 @@ TEST(Generator, WaitBoundCountsEverySleepOfOneCall) {
     FakeTime stalled = g.time_;
     // A clock that does not move while "sleeping" would make the call wait
     // forever without the budget.
-    auto frozen_sleep = +[](void *ctx, int64_t ms, int64_t *slept_us) {
+    auto frozen_sleep = +[](void *ctx, int64_t ms, int64_t, int64_t *slept_us) {
         static_cast<FakeTime *>(ctx)->slept += ms;
         *slept_us = ms * 1000;
         return false;
@@ -306,7 +306,7 @@ TEST(Generator, ThreadsGetUniqueIncreasingIds) {
         using namespace std::chrono;
         return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
     };
-    auto real_sleep = +[](void *, int64_t ms, int64_t *slept_us) {
+    auto real_sleep = +[](void *, int64_t ms, int64_t, int64_t *slept_us) {
         const auto start = std::chrono::steady_clock::now();
         std::this_thread::sleep_for(std::chrono::milliseconds(ms));
         *slept_us = std::chrono::duration_cast<std::chrono::microseconds>(
@@ -447,4 +447,116 @@ TEST(Generator, NextSingleIdIsTheIdTheNextCallIssues) {
     const int64_t now = kEpoch + 5000;
     EXPECT_EQ(snowflake::next_single_id(p, 0, now),
               static_cast<uint64_t>(snowflake::try_issue(word, p, now).id));
+}
+
+TEST(Generator, SleeperIsToldTheMillisecondTheNextIdNeeds) {
+    // One ID per ms, drift 10, the clock set 60 ms behind the last ID (at
+    // T): the next ID needs T + 1, which the clock may lag by 10 ms, so the
+    // call waits for the clock to read T - 9, 51 ms on.
+    Gen g(params(10, 0, 7, /*drift=*/10, /*wait=*/100));
+    g.next_id();
+    const int64_t t = g.time_.now;
+    g.time_.now -= 60;
+    struct Seen {
+        FakeTime *time;
+        int64_t now_at_call = 0;
+        int64_t ms = 0;
+        int64_t until = 0;
+        int calls = 0;
+    } seen{&g.time_};
+    // Jumps the clock to exactly the millisecond it is told.
+    auto to_until = +[](void *ctx, int64_t ms, int64_t until, int64_t *slept_us) {
+        auto *s = static_cast<Seen *>(ctx);
+        s->now_at_call = s->time->now;
+        s->ms = ms;
+        s->until = until;
+        ++s->calls;
+        s->time->now = until;
+        *slept_us = ms * 1000;
+        return true;
+    };
+    WaitBudget budget;
+    const IssueResult r = snowflake::issue(g.floor_, g.p_, Clock{fake_now, &g.time_},
+                                           Sleeper{to_until, &seen}, &budget, &g.err_);
+    ASSERT_EQ(r.status, IssueStatus::issued) << g.err_.message;
+    EXPECT_EQ(seen.calls, 1);
+    EXPECT_EQ(seen.ms, 51);
+    EXPECT_EQ(seen.until, t - 9);
+    EXPECT_EQ(seen.until, seen.now_at_call + seen.ms);
+    EXPECT_EQ(g.parts(r.id).timestamp, t + 1 - kEpoch);
+}
+
+namespace {
+
+// next_wait_step: the clock reads `before_ns` ahead of the boundary.
+snowflake::WaitStep step_before(int64_t before_ns, int64_t max_ms = 100) {
+    const int64_t until = kEpoch + 123456;
+    return snowflake::next_wait_step(until, until * 1000000 - before_ns, max_ms);
+}
+
+}  // namespace
+
+TEST(WaitStep, NothingWhenTheClockIsThere) {
+    for (const int64_t before : {int64_t{0}, int64_t{-1}, int64_t{-2500000}}) {
+        const snowflake::WaitStep s = step_before(before);
+        EXPECT_EQ(s.coarse_ms, 0) << before;
+        EXPECT_EQ(s.fine_ns, 0) << before;
+    }
+}
+
+TEST(WaitStep, TheLastMillisecondIsSleptPreciselyToTheBoundary) {
+    for (const int64_t before : {int64_t{1}, int64_t{300000}, int64_t{999999}, int64_t{1000000}}) {
+        const snowflake::WaitStep s = step_before(before);
+        EXPECT_EQ(s.coarse_ms, 0) << before;
+        EXPECT_EQ(s.fine_ns, before) << before;
+    }
+}
+
+TEST(WaitStep, WholeMillisecondsBeforeTheLastGoToTheCoarseTimer) {
+    // Whatever the fraction, the coarse part leaves more than 0 and at most
+    // 1 ms, so an overrun of the coarse timer by less than what is left
+    // still ends before the boundary.
+    const struct {
+        int64_t before_ns;
+        int64_t coarse_ms;
+    } cases[] = {{1000001, 1}, {2000000, 1}, {2500000, 2},
+                 {3000000, 2}, {3000001, 3}, {51700000, 51}};
+    for (const auto &c : cases) {
+        const snowflake::WaitStep s = step_before(c.before_ns);
+        EXPECT_EQ(s.coarse_ms, c.coarse_ms) << c.before_ns;
+        EXPECT_EQ(s.fine_ns, 0) << c.before_ns;
+    }
+}
+
+TEST(WaitStep, StepsEndAtTheBoundaryFromAnyStart) {
+    // Coarse steps that sleep exactly what they ask, then one fine step:
+    // the wait ends at the boundary itself, not a whole ms after the start.
+    std::mt19937_64 rng(21);
+    for (int i = 0; i < 2000; ++i) {
+        const int64_t until = kEpoch + 5000;
+        const int64_t start_ns = until * 1000000 - 1 - static_cast<int64_t>(rng() % 20000000);
+        int64_t now_ns = start_ns;
+        int steps = 0;
+        for (;;) {
+            const snowflake::WaitStep s = snowflake::next_wait_step(until, now_ns, 100);
+            if (s.coarse_ms == 0 && s.fine_ns == 0) {
+                break;
+            }
+            ASSERT_LT(++steps, 4) << "from " << start_ns;
+            now_ns += s.coarse_ms > 0 ? s.coarse_ms * 1000000 : s.fine_ns;
+        }
+        EXPECT_EQ(now_ns, until * 1000000) << "from " << start_ns;
+    }
+}
+
+TEST(WaitStep, NeverMoreThanMaxMs) {
+    // The clock stepped back an hour after the wait was decided: the step
+    // stays within what the call asked to sleep.
+    const int64_t hour_ns = int64_t{3600000} * 1000000;
+    snowflake::WaitStep s = step_before(hour_ns, /*max_ms=*/1);
+    EXPECT_EQ(s.coarse_ms, 0);
+    EXPECT_EQ(s.fine_ns, 1000000);
+    s = step_before(hour_ns, /*max_ms=*/5);
+    EXPECT_EQ(s.coarse_ms, 4);
+    EXPECT_EQ(s.fine_ns, 0);
 }
