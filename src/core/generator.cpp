@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "epoch.hpp"
-#include "registry.hpp"
+#include "clock_units.hpp"
 
 namespace snowflake {
 

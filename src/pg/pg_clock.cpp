@@ -8,10 +8,14 @@
 #include "core/clock_units.hpp"
 #include "pg_shared.hpp"
 
-int64_t sf_wall_clock_ms() {
+int64_t sf_wall_clock_ns() {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
-    return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / snowflake::kNsPerMs;
+    return static_cast<int64_t>(ts.tv_sec) * snowflake::kNsPerS + ts.tv_nsec;
+}
+
+int64_t sf_wall_clock_ms() {
+    return sf_wall_clock_ns() / snowflake::kNsPerMs;
 }
 
 int64_t sf_monotonic_ns() {

@@ -44,16 +44,13 @@ int64_t generator_clock(void *) {
 }
 
 // The generator's clock to the nanosecond, for the sleeper: the wall clock
-// (CLOCK_REALTIME, as sf_wall_clock_ms reads it, and as libfaketime fakes
-// it in the tests). False while the catch-up clock runs: its milliseconds
-// are not the wall clock's.
+// (sf_wall_clock_ns, which libfaketime fakes in the tests). False while the catch-up clock runs:
+// its milliseconds are not the wall clock's.
 bool generator_clock_ns(int64_t *ns) {
     if (sf_shared->catch_up.running()) {
         return false;
     }
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    *ns = static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+    *ns = sf_wall_clock_ns();
     return true;
 }
 

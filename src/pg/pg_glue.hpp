@@ -112,6 +112,8 @@ Datum sf_decoded_record(FunctionCallInfo fcinfo, TupleDesc *desc, int64_t unix_m
 
 // Milliseconds since 1970-01-01 UTC by CLOCK_REALTIME.
 int64_t sf_wall_clock_ms();
+// The same in nanoseconds: the generator's wait for a millisecond's boundary.
+int64_t sf_wall_clock_ns();
 // Nanoseconds by CLOCK_MONOTONIC: deadlines, and the catch-up clock's pace.
 int64_t sf_monotonic_ns();
 // Milliseconds of the generator's clock: the wall clock, or the catch-up
