@@ -94,6 +94,9 @@ struct RegistryView {
     std::vector<LeaseRecord> leases;
     bool can_lose_data = false;
     std::optional<LossGuard> guard;  // only where can_lose_data
+    // Where can_lose_data: the key or table that keeps the LossGuard, as the
+    // quarantine's HINT names it ("snowflake_id:meta").
+    std::string guard_key;
     // Node ids below this one without a record are not "never leased": their
     // records were dropped (Redis lets a record expire long after its lease
     // and its bound have passed). 0 for a store that keeps every record.
@@ -106,6 +109,8 @@ struct RegistryWrites {
     std::optional<LayoutRecord> layout;  // new: the store had none
     std::optional<LossGuard> guard;      // new: the store had none
     std::vector<LeaseRecord> leases;     // whole records, new or replacing
+    // Only where can_lose_data (the store that drops records): a grant of
+    // the id RegistryView::never_leased_from named moves it on by one.
     std::optional<int64_t> never_leased_from;
     bool empty() const { return !layout && !guard && leases.empty() && !never_leased_from; }
 };
@@ -139,8 +144,8 @@ RuleOutcome decide_renew(const RenewRequest &request, const RegistryView &view,
                          RegistryWrites *writes, int64_t *expires_unix_ms, Error *err);
 // Gives a lease back at a clean stop. Never refused: *released is false,
 // and nothing written, when the lease is no longer this run's.
-void decide_release(const ReleaseRequest &request, const RegistryView &view,
-                    RegistryWrites *writes, bool *released);
+void decide_release(const ReleaseRequest &request, const RegistryView &view, RegistryWrites *writes,
+                    bool *released);
 // on_clock_step_back = 'switch_node' (RegistryStore::switch_node).
 RuleOutcome decide_switch(const SwitchRequest &request, const RegistryView &view,
                           RegistryWrites *writes, LeaseGrant *grant, int64_t *expires_unix_ms,
@@ -149,8 +154,7 @@ RuleOutcome decide_switch(const SwitchRequest &request, const RegistryView &view
 // The texts the messages quote, as every store's messages have written
 // them: "host:port, data directory D, system identifier N";
 // "2026-11-23 12:00:00.000Z".
-std::string holder_text(const char *host, int port, const char *data_directory,
-                        uint64_t system_id);
+std::string holder_text(const char *host, int port, const char *data_directory, uint64_t system_id);
 std::string registry_time_text(int64_t unix_ms);
 
 }  // namespace snowflake

@@ -1,0 +1,515 @@
+#include "lease_rules.hpp"
+
+#include <algorithm>
+#include <cinttypes>
+
+#include "epoch.hpp"
+
+namespace snowflake {
+
+namespace {
+
+// The registry leases node ids of up to 30 bits: they fit the PostgreSQL
+// registry's integer column and the generator's fields.
+constexpr int kMaxNodeBits = 30;
+
+const char kLostHint[] =
+    "The server stops issuing IDs at its lease deadline and leases a node id again.";
+
+bool is_live(const LeaseRecord &lease, int64_t now_ms) {
+    return lease.released_at_ms == 0 && lease.expires_at_ms > now_ms;
+}
+
+// When the lease ended: given back, or else its expiry.
+int64_t ended_at(const LeaseRecord &lease) {
+    return lease.released_at_ms != 0 ? lease.released_at_ms : lease.expires_at_ms;
+}
+
+// Above every ID the holder may have issued: it issued only below its
+// recorded bound, borrowing at most its drift.
+int64_t floor_after(const LeaseRecord &lease) {
+    return lease.reserved_until_ms + lease.holder_max_clock_drift_ms;
+}
+
+// Whether a server may take over a lease that is still live: it is the same
+// run; or a promoted standby of the holder (same system identifier, higher
+// timeline); or a later run of the same server (same system identifier,
+// host, port and data directory, and the fence its durable state recorded).
+// A server without a recorded fence (0: fences start at 1) is not such a
+// run, whatever the lease's fence. A copy of the holder's data directory
+// started elsewhere (a restored backup on its old timeline) is none of
+// these.
+bool may_take(const LeaseRecord &lease, const LeaseHolder &holder, int64_t previous_fence) {
+    if (lease.holder_instance == holder.instance) {
+        return true;
+    }
+    if (lease.holder_system_id != holder.system_id) {
+        return false;
+    }
+    return holder.timeline > lease.holder_timeline ||
+           (lease.holder_host == holder.host && lease.holder_port == holder.port &&
+            lease.holder_data_directory == holder.data_directory && previous_fence > 0 &&
+            lease.fence == previous_fence);
+}
+
+const LeaseRecord *find(const RegistryView &view, int64_t node) {
+    for (const LeaseRecord &lease : view.leases) {
+        if (lease.node == node) {
+            return &lease;
+        }
+    }
+    return nullptr;
+}
+
+// The lowest node id below `nodes` that was never leased, skipping
+// `except`, or -1.
+int64_t never_leased(const RegistryView &view, int64_t nodes, int64_t except) {
+    std::vector<int64_t> held;
+    held.reserve(view.leases.size());
+    for (const LeaseRecord &lease : view.leases) {
+        held.push_back(lease.node);
+    }
+    std::sort(held.begin(), held.end());
+    int64_t n = std::max<int64_t>(0, view.never_leased_from);
+    while (n < nodes && (n == except || std::binary_search(held.begin(), held.end(), n))) {
+        ++n;
+    }
+    return n < nodes ? n : -1;
+}
+
+// The records whose lease ended, the one that ended longest ago first (ties
+// by node id), within the node ids of the layout.
+std::vector<const LeaseRecord *> ended_leases(const RegistryView &view, int64_t nodes) {
+    std::vector<const LeaseRecord *> out;
+    for (const LeaseRecord &lease : view.leases) {
+        if (lease.node >= 0 && lease.node < nodes && !is_live(lease, view.now_ms)) {
+            out.push_back(&lease);
+        }
+    }
+    std::sort(out.begin(), out.end(), [](const LeaseRecord *a, const LeaseRecord *b) {
+        const int64_t ea = ended_at(*a), eb = ended_at(*b);
+        return ea != eb ? ea < eb : a->node < b->node;
+    });
+    return out;
+}
+
+std::string layout_text(int datacenter_bits, int worker_bits, int sequence_bits, int64_t epoch_ms) {
+    char buf[kRegistryLayoutMax + 1];
+    snprintf(buf, sizeof buf, "%d datacenter, %d worker and %d sequence bits from epoch %s",
+             datacenter_bits, worker_bits, sequence_bits, registry_time_text(epoch_ms).c_str());
+    return buf;
+}
+
+std::string holder_of(const LeaseRecord &lease) {
+    return holder_text(lease.holder_host.c_str(), lease.holder_port,
+                       lease.holder_data_directory.c_str(), lease.holder_system_id);
+}
+
+std::string holder_of(const LeaseHolder &holder) {
+    return holder_text(holder.host, holder.port, holder.data_directory, holder.system_id);
+}
+
+bool ttl_out_of_range(int64_t ttl_ms, Error *err) {
+    if (ttl_ms > 0) {
+        return false;
+    }
+    fail(err, ErrorCode::registry, "lease ttl %" PRId64 " ms is out of range", ttl_ms);
+    set_hint(err, "Set snowflake_id.lease_ttl to a positive duration.");
+    return true;
+}
+
+// A store that can lose its data unnoticed hands out no node id until its
+// quarantine has passed; one that finds its LossGuard missing starts the
+// quarantine now (recorded even though the call is refused). False, with
+// err filled, while quarantined.
+bool past_quarantine(const RegistryView &view, int64_t ttl_ms, int64_t drift_ms,
+                     RegistryWrites *writes, Error *err) {
+    if (!view.can_lose_data) {
+        return true;
+    }
+    LossGuard guard;
+    if (view.guard) {
+        guard = *view.guard;
+    } else {
+        guard.created_at_ms = view.now_ms;
+        guard.quarantine_until_ms = view.now_ms + ttl_ms + drift_ms;
+        guard.floor_ms = guard.quarantine_until_ms + drift_ms;
+        writes->guard = guard;
+    }
+    if (view.now_ms >= guard.quarantine_until_ms) {
+        return true;
+    }
+    fail(err, ErrorCode::registry,
+         "the Redis registry holds no record of earlier leases: it hands out node ids from %s",
+         registry_time_text(guard.quarantine_until_ms).c_str());
+    set_detail(err,
+               "The registry is new, or Redis lost its data (restarted without persistence, "
+               "flushed). Servers that held node ids before stop at their lease deadlines, which "
+               "have passed by then; the server asks again until then.");
+    set_hint(err,
+             "Run Redis with appendonly yes and appendfsync always. A Redis that never held "
+             "leases can be marked as such: HSET %s quarantine_until_ms 0.",
+             view.guard_key.c_str());
+    return false;
+}
+
+// Every grant starts above the floor a quarantine left.
+int64_t guard_floor(const RegistryView &view) {
+    return view.guard ? view.guard->floor_ms : 0;
+}
+
+// The layout the request runs against the one recorded. False, with err
+// filled, if they differ.
+bool layout_agrees(const LeaseRequest &request, const RegistryView &view, Error *err) {
+    if (!view.layout) {
+        return true;
+    }
+    const LayoutRecord &c = *view.layout;
+    const LayoutWidths &w = request.widths;
+    if (c.datacenter_bits != w.datacenter_bits || c.worker_bits != w.worker_bits ||
+        c.sequence_bits != w.sequence_bits || c.epoch_ms != request.epoch_unix_ms) {
+        fail(err, ErrorCode::registry, "the layout of this server differs from the cluster's");
+        set_detail(
+            err,
+            "The registry's cluster uses %s (recorded by %s at %s); this server runs %s. "
+            "IDs of different layouts cannot be compared or decoded together.",
+            layout_text(c.datacenter_bits, c.worker_bits, c.sequence_bits, c.epoch_ms).c_str(),
+            c.recorded_by.c_str(), registry_time_text(c.recorded_at_ms).c_str(),
+            layout_text(w.datacenter_bits, w.worker_bits, w.sequence_bits, request.epoch_unix_ms)
+                .c_str());
+        set_hint(err,
+                 "Give every server of the cluster the same snowflake_id.datacenter_bits, "
+                 "worker_bits, sequence_bits and epoch.");
+        return false;
+    }
+    // A store that can lose its data waits out one lease_ttl plus
+    // max_clock_drift after a loss: every server must run the same. A
+    // layout recorded there without them (not by a server) is refused too.
+    if (view.can_lose_data && (!c.has_timing || c.lease_ttl_ms != request.ttl_ms ||
+                               c.max_clock_drift_ms != request.max_clock_drift_ms)) {
+        char ttl[kIntMax + 1] = "(none)", drift[kIntMax + 1] = "(none)";
+        if (c.has_timing) {
+            snprintf(ttl, sizeof ttl, "%" PRId64, c.lease_ttl_ms);
+            snprintf(drift, sizeof drift, "%" PRId64, c.max_clock_drift_ms);
+        }
+        fail(err, ErrorCode::registry,
+             "the lease_ttl or max_clock_drift of this server differs from the cluster's");
+        set_detail(err,
+                   "The Redis registry's cluster uses lease_ttl %s ms and max_clock_drift %s ms "
+                   "(recorded by %s); this server runs %" PRId64 " ms and %" PRId64
+                   " ms. A Redis registry that lost its data waits out one lease_ttl plus "
+                   "max_clock_drift, so they must be the same on every server.",
+                   ttl, drift, c.recorded_by.c_str(), request.ttl_ms, request.max_clock_drift_ms);
+        set_hint(err,
+                 "Give every server of the cluster the same snowflake_id.lease_ttl and "
+                 "max_clock_drift.");
+        return false;
+    }
+    return true;
+}
+
+// The record of a grant: the holder's, with a fresh lease.
+LeaseRecord granted(int64_t node, int64_t fence, const LeaseRequest &request, int64_t now_ms,
+                    int64_t reserved_until_ms) {
+    LeaseRecord lease;
+    lease.node = node;
+    lease.fence = fence;
+    lease.holder_system_id = request.holder.system_id;
+    lease.holder_instance = request.holder.instance;
+    lease.holder_host = request.holder.host;
+    lease.holder_port = request.holder.port;
+    lease.holder_data_directory = request.holder.data_directory;
+    lease.holder_timeline = request.holder.timeline;
+    lease.holder_max_clock_drift_ms = request.max_clock_drift_ms;
+    lease.acquired_at_ms = now_ms;
+    lease.renewed_at_ms = now_ms;
+    lease.expires_at_ms = now_ms + request.ttl_ms;
+    lease.released_at_ms = 0;
+    lease.reserved_until_ms = reserved_until_ms;
+    return lease;
+}
+
+// Records the grant of `node` (whose record is `old`, or none) and fills
+// *grant. The first bound recorded is the floor, or `bound_ms` if higher
+// (a switch records its first renewal's bound at once).
+void grant_node(int64_t node, const LeaseRecord *old, const LeaseRequest &request,
+                const RegistryView &view, int64_t bound_ms, RegistryWrites *writes,
+                LeaseGrant *grant, int64_t *expires_unix_ms) {
+    // A new fence for every grant, this very run asking again included: a
+    // give-back the registry runs late (its sender timed out) names the
+    // fence of the lease it gave back, and must not end one granted since.
+    const int64_t fence = old != nullptr ? old->fence + 1 : 1;
+    const int64_t floor = std::max(old != nullptr ? floor_after(*old) : 0, guard_floor(view));
+    writes->leases.push_back(granted(node, fence, request, view.now_ms, std::max(floor, bound_ms)));
+    if (old == nullptr && view.can_lose_data && view.never_leased_from == node) {
+        writes->never_leased_from = node + 1;
+    }
+    grant->node = node;
+    grant->fence = fence;
+    grant->floor_unix_ms = floor;
+    *expires_unix_ms = view.now_ms + request.ttl_ms;
+}
+
+}  // namespace
+
+std::string holder_text(const char *host, int port, const char *data_directory,
+                        uint64_t system_id) {
+    std::string out(kRegistryHolderMax + 1, '\0');
+    const int n =
+        snprintf(out.data(), out.size(), "%s:%d, data directory %s, system identifier %" PRIu64,
+                 host, port, data_directory, system_id);
+    if (n < 0) {
+        return {};
+    }
+    if (static_cast<std::size_t>(n) >= out.size()) {
+        // Longer than any server writes (a record written by hand): whole,
+        // and the message that quotes it is cut and marked truncated.
+        out.resize(static_cast<std::size_t>(n) + 1);
+        snprintf(out.data(), out.size(), "%s:%d, data directory %s, system identifier %" PRIu64,
+                 host, port, data_directory, system_id);
+    }
+    out.resize(static_cast<std::size_t>(n));
+    return out;
+}
+
+std::string registry_time_text(int64_t unix_ms) {
+    char buf[kTimestampMax + 1];
+    format_utc(unix_ms, buf, sizeof buf);
+    return buf;
+}
+
+RuleOutcome decide_acquire(const LeaseRequest &request, const RegistryView &view,
+                           RegistryWrites *writes, LeaseGrant *grant, int64_t *expires_unix_ms,
+                           Error *err) {
+    *writes = RegistryWrites{};
+    const LayoutWidths &w = request.widths;
+    if (ttl_out_of_range(request.ttl_ms, err)) {
+        return RuleOutcome::refused;
+    }
+    if (w.datacenter_bits < 0 || w.worker_bits < 0 ||
+        w.datacenter_bits + w.worker_bits > kMaxNodeBits) {
+        fail(err, ErrorCode::registry,
+             "node id fields of %d datacenter and %d worker bits are out of range",
+             w.datacenter_bits, w.worker_bits);
+        set_hint(err, "The registry leases node ids of up to 30 bits.");
+        return RuleOutcome::refused;
+    }
+    if (!past_quarantine(view, request.ttl_ms, request.max_clock_drift_ms, writes, err)) {
+        return RuleOutcome::refused;
+    }
+    if (!layout_agrees(request, view, err)) {
+        return RuleOutcome::refused;
+    }
+    const std::string me = holder_of(request.holder);
+
+    const int64_t nodes = int64_t{1} << (w.datacenter_bits + w.worker_bits);
+    int64_t target = -1;
+    if (request.requested_node >= 0) {
+        if (request.requested_node >= nodes) {
+            fail(err, ErrorCode::registry,
+                 "node id %" PRId64 " is out of range for %d datacenter and %d worker bits",
+                 request.requested_node, w.datacenter_bits, w.worker_bits);
+            set_hint(err, "Node ids run from 0 to %" PRId64 ".", nodes - 1);
+            return RuleOutcome::refused;
+        }
+        target = request.requested_node;
+    } else {
+        if (request.preferred_node >= 0 && request.preferred_node < nodes) {
+            const LeaseRecord *lease = find(view, request.preferred_node);
+            if (lease == nullptr || !is_live(*lease, view.now_ms) ||
+                may_take(*lease, request.holder, request.previous_fence)) {
+                target = request.preferred_node;
+            }
+        }
+        if (target < 0) {
+            target = never_leased(view, nodes, -1);
+        }
+        if (target < 0) {
+            // Recycling: the id whose lease ended longest ago, the safe
+            // choice when clocks may have been set back; first among those
+            // whose recorded bound is below this server's clock, which it
+            // can use without running ahead of its clock.
+            const std::vector<const LeaseRecord *> ended = ended_leases(view, nodes);
+            for (const LeaseRecord *lease : ended) {
+                if (floor_after(*lease) < request.clock_unix_ms) {
+                    target = lease->node;
+                    break;
+                }
+            }
+            if (target < 0 && !ended.empty()) {
+                target = ended.front()->node;
+            }
+        }
+        if (target < 0) {
+            fail(err, ErrorCode::registry,
+                 "every node id is leased: %" PRId64 " of %" PRId64 " held by live servers", nodes,
+                 nodes);
+            set_hint(err,
+                     "Wait for a lease to expire, stop a server, or widen snowflake_id.worker_bits "
+                     "or datacenter_bits (a new layout).");
+            return RuleOutcome::refused;
+        }
+    }
+
+    const LeaseRecord *lease = find(view, target);
+    if (lease != nullptr && is_live(*lease, view.now_ms) &&
+        !may_take(*lease, request.holder, request.previous_fence)) {
+        fail(err, ErrorCode::registry, "node id %" PRId64 " is held by another server", target);
+        set_detail(err, "It is held by %s, whose lease runs until %s; this server is %s.",
+                   holder_of(*lease).c_str(), registry_time_text(lease->expires_at_ms).c_str(),
+                   me.c_str());
+        set_hint(err,
+                 "Give every server its own snowflake_id.worker_id, or set it to 'auto'. A server "
+                 "that was stopped without a clean shutdown frees its id when its lease expires.");
+        return RuleOutcome::refused;
+    }
+    // The layout is recorded with the first grant, not by a refused request.
+    if (!view.layout) {
+        LayoutRecord layout;
+        layout.datacenter_bits = w.datacenter_bits;
+        layout.worker_bits = w.worker_bits;
+        layout.sequence_bits = w.sequence_bits;
+        layout.epoch_ms = request.epoch_unix_ms;
+        layout.recorded_at_ms = view.now_ms;
+        layout.recorded_by = me;
+        layout.has_timing = view.can_lose_data;
+        if (layout.has_timing) {
+            layout.lease_ttl_ms = request.ttl_ms;
+            layout.max_clock_drift_ms = request.max_clock_drift_ms;
+        }
+        writes->layout = layout;
+    }
+    grant_node(target, lease, request, view, 0, writes, grant, expires_unix_ms);
+    return RuleOutcome::ok;
+}
+
+RuleOutcome decide_renew(const RenewRequest &request, const RegistryView &view,
+                         RegistryWrites *writes, int64_t *expires_unix_ms, Error *err) {
+    *writes = RegistryWrites{};
+    if (ttl_out_of_range(request.ttl_ms, err)) {
+        return RuleOutcome::refused;
+    }
+    const LeaseRecord *lease = find(view, request.node);
+    if (lease == nullptr || lease->fence != request.fence ||
+        lease->holder_instance != request.instance || lease->released_at_ms != 0) {
+        fail(err, ErrorCode::registry, "the lease on node id %" PRId64 " was lost", request.node);
+        if (lease == nullptr) {
+            set_detail(err, "The registry has no lease on that node id.");
+        } else if (lease->released_at_ms != 0 && lease->fence == request.fence) {
+            set_detail(err, "It was released at %s.",
+                       registry_time_text(lease->released_at_ms).c_str());
+        } else {
+            set_detail(err,
+                       "It is held by %s since %s with fence %" PRId64
+                       "; this run of the server held fence %" PRId64 ".",
+                       holder_of(*lease).c_str(), registry_time_text(lease->acquired_at_ms).c_str(),
+                       lease->fence, request.fence);
+        }
+        set_hint(err, kLostHint);
+        return RuleOutcome::refused;
+    }
+    // A lease that expired without being taken over is renewed: no one else
+    // can have issued on it. The recorded bound never goes down.
+    LeaseRecord renewed = *lease;
+    renewed.renewed_at_ms = view.now_ms;
+    renewed.expires_at_ms = view.now_ms + request.ttl_ms;
+    renewed.reserved_until_ms = std::max(lease->reserved_until_ms, request.bound_unix_ms);
+    writes->leases.push_back(renewed);
+    *expires_unix_ms = renewed.expires_at_ms;
+    return RuleOutcome::ok;
+}
+
+void decide_release(const ReleaseRequest &request, const RegistryView &view, RegistryWrites *writes,
+                    bool *released) {
+    *writes = RegistryWrites{};
+    const LeaseRecord *lease = find(view, request.node);
+    *released = lease != nullptr && lease->fence == request.fence &&
+                lease->holder_instance == request.instance && lease->released_at_ms == 0;
+    if (!*released) {
+        return;
+    }
+    // The bound the holder gives: the exact floor of its last IDs, which may
+    // lie below the bound its last renewal recorded (up to lease_ttl ahead
+    // of its clock), so that the next holder starts near the clock. Safe
+    // because only this run of the holder can give it (fence and instance),
+    // it issues nothing more on the lease, and it gives no bound below an ID
+    // it issued.
+    LeaseRecord given = *lease;
+    given.released_at_ms = view.now_ms;
+    given.reserved_until_ms = request.bound_unix_ms;
+    writes->leases.push_back(given);
+}
+
+RuleOutcome decide_switch(const SwitchRequest &request, const RegistryView &view,
+                          RegistryWrites *writes, LeaseGrant *grant, int64_t *expires_unix_ms,
+                          Error *err) {
+    *writes = RegistryWrites{};
+    const LeaseRequest &lease_request = request.lease;
+    if (ttl_out_of_range(lease_request.ttl_ms, err)) {
+        return RuleOutcome::refused;
+    }
+    const LeaseRecord *held = find(view, request.node);
+    if (held == nullptr || held->fence != request.fence ||
+        held->holder_instance != lease_request.holder.instance || held->released_at_ms != 0) {
+        fail(err, ErrorCode::registry, "the lease on node id %" PRId64 " was lost", request.node);
+        set_detail(err, "Only the server that holds a lease can switch it for another node id.");
+        set_hint(err, kLostHint);
+        return RuleOutcome::refused;
+    }
+    if (!past_quarantine(view, lease_request.ttl_ms, lease_request.max_clock_drift_ms, writes,
+                         err)) {
+        return RuleOutcome::refused;
+    }
+    const LayoutWidths widths =
+        view.layout ? LayoutWidths{view.layout->datacenter_bits, view.layout->worker_bits,
+                                   view.layout->sequence_bits}
+                    : lease_request.widths;
+    const int64_t nodes =
+        int64_t{1} << std::clamp(widths.datacenter_bits + widths.worker_bits, 0, kMaxNodeBits);
+
+    // Only an id whose IDs the server can mint at its clock at once: its
+    // floor (the recorded bound plus its holder's drift, and the floor a
+    // quarantine left) lies below the clock. The one whose lease ended
+    // longest ago first, then the lowest id never leased.
+    const int64_t clock = lease_request.clock_unix_ms;
+    const bool guard_below_clock = guard_floor(view) < clock;
+    int64_t target = -1;
+    const LeaseRecord *lease = nullptr;
+    if (guard_below_clock) {
+        for (const LeaseRecord *ended : ended_leases(view, nodes)) {
+            if (ended->node != request.node && floor_after(*ended) < clock) {
+                target = ended->node;
+                lease = ended;
+                break;
+            }
+        }
+        if (target < 0) {
+            target = never_leased(view, nodes, request.node);
+        }
+    }
+    if (target < 0) {
+        fail(err, ErrorCode::registry, "no node id is free for a server whose clock reads %s",
+             registry_time_text(clock).c_str());
+        set_detail(err,
+                   "Every node id is leased, or its recorded bound lies at or after that time, so "
+                   "IDs on it would repeat or wait for the clock.");
+        set_hint(err,
+                 "The server keeps node id %" PRId64
+                 " and waits for its clock as with on_clock_step_back = 'error'. Widen "
+                 "worker_bits for spare ids.",
+                 request.node);
+        return RuleOutcome::refused;
+    }
+
+    // The lease held is given back as a release would, but its recorded
+    // bound only grows: the bound the server gives is its last renewal's.
+    LeaseRecord given = *held;
+    given.released_at_ms = view.now_ms;
+    given.reserved_until_ms = std::max(held->reserved_until_ms, request.held_bound_unix_ms);
+    writes->leases.push_back(given);
+    grant_node(target, lease, lease_request, view, request.bound_unix_ms, writes, grant,
+               expires_unix_ms);
+    return RuleOutcome::ok;
+}
+
+}  // namespace snowflake
