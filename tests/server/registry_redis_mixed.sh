@@ -120,8 +120,9 @@ sf_poll r "SELECT lease_state FROM snowflake_status" held
 sf_expect_eq "r took the id after it, not the old server's" "$((next + 1))" "$(node_of r)"
 sf_expect_eq "the old server's lease is untouched" "104 1" \
     "$(field "$next" holder_instance) $(field "$next" fence)"
-sf_expect_eq "r's first EXEC found its reads overtaken, and r decided again" 1 \
-    "$(sf_redis mixed LLEN "$hook:retried")"
+# At least once: a's renewal, on a key r watches too, can overtake it again.
+sf_expect_eq "r's first EXEC found its reads overtaken, and r decided again" t \
+    "$([ "$(sf_redis mixed LLEN "$hook:retried")" -ge 1 ] && echo t || echo f)"
 
 # --- no id has two live holders -------------------------------------------------
 # The registry keeps one record per id: a second live holder would be a
