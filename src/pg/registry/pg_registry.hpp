@@ -7,7 +7,10 @@
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
+#include <string>
+#include <vector>
 
+#include "core/lease_rules.hpp"
 #include "core/redis_url.hpp"
 #include "core/registry.hpp"
 #include "pg/pg_shared.hpp"
@@ -125,6 +128,8 @@ class PgRegistryStore final : public snowflake::RegistryStore {
     char schema_[2 * NAMEDATALEN + 3] = "";
 };
 
+class RedisReplies;  // pg_registry_redis.cpp
+
 class RedisRegistryStore final : public snowflake::RegistryStore {
   public:
     // target: the parsed URL (it must outlive the store). Waits end early
@@ -145,27 +150,46 @@ class RedisRegistryStore final : public snowflake::RegistryStore {
                                         snowflake::LeaseGrant *grant, int64_t *expires_unix_ms,
                                         snowflake::Error *err) override;
 
-    // The scripts, one per call (pg_registry_redis_scripts.hpp).
-    enum class Script { acquire, renew, release, switch_node, count };
-
   private:
+    using Command = std::vector<std::string>;
+    // What one attempt of a call read (and watched).
+    struct Step {
+        snowflake::RegistryView view;
+        std::vector<std::string> stale_members;  // of P:leases, whose hash is gone
+    };
+
+    template <typename Decide>
+    snowflake::StoreOutcome step(int64_t node, Decide decide, snowflake::Error *err);
+    // node >= 0: that lease only (renew, release); -1: everything (acquire,
+    // switch).
+    snowflake::StoreOutcome read_view(int64_t node, Step *step, snowflake::Error *err);
+    snowflake::StoreOutcome write(const Step &step, const snowflake::RegistryWrites &writes,
+                                  bool *committed, snowflake::Error *err);
+    snowflake::StoreOutcome pause_for_test(RedisReplies *r, snowflake::Error *err);
     snowflake::StoreOutcome connect(snowflake::Error *err);
     void disconnect();
-    // One command of argc NUL-terminated arguments, and its reply
-    // (*reply: freed by the caller).
-    snowflake::StoreOutcome command(int argc, const char *const *argv, redisReply **reply,
+    // Sends the commands at once and reads their replies.
+    snowflake::StoreOutcome pipeline(const std::vector<Command> &commands, RedisReplies *replies,
+                                     snowflake::Error *err);
+    snowflake::StoreOutcome command(const Command &command, RedisReplies *replies,
                                     snowflake::Error *err);
-    // An error reply as unreachable: what, and Redis's words; frees r.
-    snowflake::StoreOutcome error_reply(redisReply *r, const char *what, snowflake::Error *err);
-    // EVALSHA of a script with the key prefix and args; a refusal becomes
-    // err and StoreOutcome::refused; *reply is the "ok" array.
-    snowflake::StoreOutcome run(Script script, int nargs, const char *const *args,
-                                redisReply **reply, snowflake::Error *err);
+    snowflake::StoreOutcome check_errors(const RedisReplies &replies, const char *what,
+                                         snowflake::Error *err);
+    snowflake::StoreOutcome read_hash(const redisReply *r, const std::string &key,
+                                      snowflake::Error *err);
+    // An error reply as unreachable: what, and Redis's words.
+    snowflake::StoreOutcome error_reply(const redisReply *r, const char *what,
+                                        snowflake::Error *err);
+    snowflake::StoreOutcome not_a_registry(const std::string &key, const std::string &fault,
+                                           snowflake::Error *err);
     snowflake::StoreOutcome unreachable(const char *what, const char *why, snowflake::Error *err);
     bool wait_socket(int events, int64_t until_mono_ns);
+    std::string key(const char *name) const;
+    std::string lease_key(int64_t node) const;
 
     const snowflake::RedisTarget *target_;
     volatile sig_atomic_t *stop_;
     redisContext *ctx_ = nullptr;
-    char sha_[static_cast<int>(Script::count)][41] = {};
+    int64_t until_ns_ = 0;    // the current call's time limit
+    std::string pause_hook_;  // tests only: see pg_registry_redis.cpp
 };

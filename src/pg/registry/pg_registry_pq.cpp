@@ -73,29 +73,6 @@ void sf_registry_quote(const char *text, size_t len, char *out, size_t size) {
     }
 }
 
-bool sf_registry_wait_socket(int fd, int events, int64_t until_mono_ns,
-                             volatile sig_atomic_t *stop) {
-    for (;;) {
-        if (*stop) {
-            return false;
-        }
-        const int64_t left_ms = (until_mono_ns - sf_monotonic_ns()) / kNsPerMs;
-        if (left_ms <= 0) {
-            return false;
-        }
-        const int rc =
-            WaitLatchOrSocket(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH | events, fd,
-                              left_ms, PG_WAIT_EXTENSION);
-        if (rc & WL_LATCH_SET) {
-            ResetLatch(MyLatch);
-            CHECK_FOR_INTERRUPTS();
-        }
-        if (rc & events) {
-            return true;
-        }
-    }
-}
-
 bool PgRegistryStore::wait_socket(int events, int64_t until_mono_ns) {
     return sf_registry_wait_socket(PQsocket(conn_), events, until_mono_ns, stop_);
 }

@@ -1,21 +1,54 @@
 // The Redis store of node id leases (snowflake_id.registry = 'redis://...').
-// Its Lua scripts (pg_registry_redis_scripts.hpp) do each step atomically
-// in Redis; this file only connects, loads them and calls them.
+// The rules are the core's (src/core/lease_rules.hpp); this file only makes
+// each call one atomic step in Redis: WATCH the keys the rule reads, read
+// them and Redis's clock (TIME), decide, and write in MULTI ... EXEC. A nil
+// EXEC means a watched key changed meanwhile (another server, or a 1.4
+// server's Lua script): the call reads again and decides again.
+//
+// Keys, under the prefix P ("snowflake_id" unless the URL says). They keep
+// the meaning 1.4's Lua scripts gave them, so that 1.4 servers, which still
+// run those scripts, share a registry with new ones:
+//   P:meta        hash: created_at_ms, quarantine_until_ms, floor_ms
+//   P:layout      hash: the cluster's datacenter_bits, worker_bits,
+//                 sequence_bits, epoch_ms, lease_ttl_ms, max_clock_drift_ms,
+//                 recorded_at_ms, recorded_by
+//   P:lease:N     hash: node id N's lease, the columns of the PostgreSQL
+//                 registry's table (times in ms since 1970; released_at_ms
+//                 0 while held)
+//   P:leases      sorted set: node ids (zero-padded, so that ties sort by
+//                 number) scored by when their lease ends (expiry, or
+//                 release), the order recycling takes them in
+//   P:next_id     counter: no node id below it was never leased
+// A lease's hash expires kKeepMs after the later of its end and its
+// recorded bound plus drift: the entries of servers long gone go away, and
+// no bound is forgotten before the clock has passed it by that much.
+// Correctness never rests on the expiry: a live lease is renewed every
+// lease_ttl / 3. A member of P:leases whose hash expired is dropped by the
+// next acquire or switch. The other keys do not expire.
+//
+// A registry without P:meta is new, or lost its data (Redis restarted
+// without persistence, a FLUSHALL): it cannot tell which, and quarantines
+// itself for one lease_ttl plus max_clock_drift (LossGuard in
+// lease_rules.hpp; docs/many-servers.md, "Redis").
 //
 // hiredis is used as pg_registry_pq.cpp uses libpq: a non-blocking socket,
 // every wait in WaitLatchOrSocket with a time limit, so that a shutdown
 // request, SIGHUP and the postmaster's death are seen at once. (A host name
 // is resolved with a blocking getaddrinfo, as libpq does: use an address or
-// a unix socket where DNS may hang.) Only the registry worker uses it.
+// a unix socket where DNS may hang.) The commands of a step are pipelined:
+// renew and release take two round trips, acquire and switch three. Only
+// the registry worker uses it.
 #include <sys/socket.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
+#include <vector>
 
+#include "core/lease_rules.hpp"
 #include "pg_registry.hpp"
-#include "pg_registry_redis_scripts.hpp"
 
 extern "C" {
 #include <hiredis/hiredis.h>
@@ -25,41 +58,33 @@ extern "C" {
 
 namespace {
 
-using Script = RedisRegistryStore::Script;
+constexpr int64_t kKeepMs = int64_t{30} * 24 * 3600 * 1000;
 
-constexpr size_t kScriptTextSize = 32768;
-static_assert(sizeof sf_redis_lua::kPrelude + sizeof sf_redis_lua::kAcquire < kScriptTextSize &&
-                  sizeof sf_redis_lua::kPrelude + sizeof sf_redis_lua::kRenew < kScriptTextSize &&
-                  sizeof sf_redis_lua::kPrelude + sizeof sf_redis_lua::kRelease < kScriptTextSize &&
-                  sizeof sf_redis_lua::kPrelude + sizeof sf_redis_lua::kSwitch < kScriptTextSize,
-              "a registry script outgrew its buffer");
+// A step that finds its keys changed this often in a row gives up (as
+// unreachable, so that the worker asks again later): only a registry under
+// a storm of writes gets there.
+constexpr int kMaxAttempts = 16;
 
-// A script's full text: the shared prelude, then its body.
-const char *script_text(Script script) {
-    static char texts[static_cast<int>(Script::count)][kScriptTextSize];
-    const char *body = script == Script::acquire   ? sf_redis_lua::kAcquire
-                       : script == Script::renew   ? sf_redis_lua::kRenew
-                       : script == Script::release ? sf_redis_lua::kRelease
-                                                   : sf_redis_lua::kSwitch;
-    char *text = texts[static_cast<int>(script)];
-    if (text[0] == '\0') {
-        snprintf(text, sizeof texts[0], "%s%s", sf_redis_lua::kPrelude, body);
-    }
-    return text;
+// A test's handle on the moment between a step's reads and its EXEC, so
+// that tests/server/registry_redis_mixed.sh can run a 1.4 script exactly
+// there. Unset outside that test.
+constexpr char kPauseHookEnv[] = "SNOWFLAKE_ID_TEST_REDIS_PAUSE";
+
+using Command = std::vector<std::string>;
+
+std::string text_of(int64_t v) {
+    char buf[24];
+    snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
+    return buf;
 }
 
-// Element i of an array reply, as text ("" if it is not a string).
-const char *element_text(const redisReply *r, size_t i) {
-    if (r == nullptr || r->type != REDIS_REPLY_ARRAY || i >= r->elements) {
-        return "";
-    }
-    const redisReply *e = r->element[i];
-    return (e->type == REDIS_REPLY_STRING || e->type == REDIS_REPLY_STATUS) ? e->str : "";
+std::string member_of(int64_t node) {
+    char buf[24];
+    snprintf(buf, sizeof buf, "%010lld", static_cast<long long>(node));
+    return buf;
 }
 
-// Element i of an "ok" reply as an integer; false if it is not one.
-bool element_int(const redisReply *r, size_t i, int64_t *out) {
-    const char *text = element_text(r, i);
+bool parse_int(const char *text, int64_t *out) {
     char *end = nullptr;
     errno = 0;
     const long long v = strtoll(text, &end, 10);
@@ -70,17 +95,205 @@ bool element_int(const redisReply *r, size_t i, int64_t *out) {
     return true;
 }
 
-// A grant from elements 1 to 3 of an acquire's or a switch's "ok" reply.
-bool read_grant(const redisReply *r, snowflake::LeaseGrant *grant) {
-    return element_int(r, 1, &grant->node) && element_int(r, 2, &grant->fence) &&
-           element_int(r, 3, &grant->floor_unix_ms);
+bool parse_unsigned(const char *text, uint64_t *out) {
+    char *end = nullptr;
+    errno = 0;
+    const unsigned long long v = strtoull(text, &end, 10);
+    if (text[0] < '0' || text[0] > '9' || *end != '\0' || errno != 0) {
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+bool is_text(const redisReply *r) {
+    return r->type == REDIS_REPLY_STRING || r->type == REDIS_REPLY_STATUS;
+}
+
+// A hash's fields as HGETALL gives them (RESP2: an array of names and
+// values), looked up by name.
+class HashReply {
+  public:
+    explicit HashReply(const redisReply *r) : r_(r) {}
+    bool empty() const { return r_->elements == 0; }
+    bool well_formed() const {
+        if (r_->type != REDIS_REPLY_ARRAY || r_->elements % 2 != 0) {
+            return false;
+        }
+        for (size_t i = 0; i < r_->elements; ++i) {
+            if (!is_text(r_->element[i])) {
+                return false;
+            }
+        }
+        return true;
+    }
+    const char *get(const char *field) const {
+        for (size_t i = 0; i + 1 < r_->elements; i += 2) {
+            if (strcmp(r_->element[i]->str, field) == 0) {
+                return r_->element[i + 1]->str;
+            }
+        }
+        return nullptr;
+    }
+
+  private:
+    const redisReply *r_;
+};
+
+// Reads a hash's fields into numbers and texts, remembering the first
+// field that is missing or not a number.
+class FieldReader {
+  public:
+    explicit FieldReader(const HashReply &hash) : hash_(hash) {}
+    void number(const char *field, int64_t *out) {
+        const char *v = hash_.get(field);
+        if (v == nullptr || !parse_int(v, out)) {
+            fault(field, v);
+        }
+    }
+    void number(const char *field, int *out) {
+        int64_t v = 0;
+        number(field, &v);
+        *out = static_cast<int>(v);
+    }
+    void unsigned_number(const char *field, uint64_t *out) {
+        const char *v = hash_.get(field);
+        if (v == nullptr || !parse_unsigned(v, out)) {
+            fault(field, v);
+        }
+    }
+    void text(const char *field, std::string *out) {
+        const char *v = hash_.get(field);
+        if (v == nullptr) {
+            fault(field, v);
+        } else {
+            *out = v;
+        }
+    }
+    bool ok() const { return bad_field_ == nullptr; }
+    // "field F is missing" or "field F is 'V'", V quoted as a foreign text.
+    std::string fault_text() const {
+        if (bad_value_ == nullptr) {
+            return std::string("field ") + bad_field_ + " is missing";
+        }
+        char quoted[snowflake::kForeignTextMax + snowflake::kForeignCutMarkMax + 1];
+        sf_registry_quote(bad_value_, strlen(bad_value_), quoted, sizeof quoted);
+        return std::string("field ") + bad_field_ + " is '" + quoted + "'";
+    }
+
+  private:
+    void fault(const char *field, const char *value) {
+        if (bad_field_ == nullptr) {
+            bad_field_ = field;
+            bad_value_ = value;
+        }
+    }
+    const HashReply &hash_;
+    const char *bad_field_ = nullptr;
+    const char *bad_value_ = nullptr;
+};
+
+bool read_lease(const HashReply &hash, int64_t node, snowflake::LeaseRecord *l,
+                std::string *fault) {
+    FieldReader f(hash);
+    l->node = node;
+    f.number("fence", &l->fence);
+    f.unsigned_number("holder_system_id", &l->holder_system_id);
+    f.number("holder_instance", &l->holder_instance);
+    f.text("holder_host", &l->holder_host);
+    f.number("holder_port", &l->holder_port);
+    f.text("holder_data_directory", &l->holder_data_directory);
+    f.number("holder_timeline", &l->holder_timeline);
+    f.number("holder_max_clock_drift_ms", &l->holder_max_clock_drift_ms);
+    f.number("acquired_at_ms", &l->acquired_at_ms);
+    f.number("renewed_at_ms", &l->renewed_at_ms);
+    f.number("expires_at_ms", &l->expires_at_ms);
+    f.number("released_at_ms", &l->released_at_ms);
+    f.number("reserved_until_ms", &l->reserved_until_ms);
+    if (!f.ok()) {
+        *fault = f.fault_text();
+    }
+    return f.ok();
+}
+
+bool read_layout(const HashReply &hash, snowflake::LayoutRecord *c, std::string *fault) {
+    FieldReader f(hash);
+    f.number("datacenter_bits", &c->datacenter_bits);
+    f.number("worker_bits", &c->worker_bits);
+    f.number("sequence_bits", &c->sequence_bits);
+    f.number("epoch_ms", &c->epoch_ms);
+    f.number("recorded_at_ms", &c->recorded_at_ms);
+    f.text("recorded_by", &c->recorded_by);
+    f.number("lease_ttl_ms", &c->lease_ttl_ms);
+    f.number("max_clock_drift_ms", &c->max_clock_drift_ms);
+    c->has_timing = true;
+    if (!f.ok()) {
+        *fault = f.fault_text();
+    }
+    return f.ok();
+}
+
+// P:meta: the guard is there once quarantine_until_ms is (the documented
+// way to mark a new Redis sets that field alone; the others read as 0).
+bool read_guard(const HashReply &hash, snowflake::LossGuard *g, std::string *fault) {
+    FieldReader f(hash);
+    f.number("quarantine_until_ms", &g->quarantine_until_ms);
+    if (hash.get("created_at_ms") != nullptr) {
+        f.number("created_at_ms", &g->created_at_ms);
+    }
+    if (hash.get("floor_ms") != nullptr) {
+        f.number("floor_ms", &g->floor_ms);
+    }
+    if (!f.ok()) {
+        *fault = f.fault_text();
+    }
+    return f.ok();
+}
+
+// TIME's reply in ms since 1970, rounded down (lease_rules.hpp).
+bool read_time(const redisReply *r, int64_t *now_ms) {
+    int64_t s = 0;
+    int64_t us = 0;
+    if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 || !is_text(r->element[0]) ||
+        !is_text(r->element[1]) || !parse_int(r->element[0]->str, &s) ||
+        !parse_int(r->element[1]->str, &us)) {
+        return false;
+    }
+    *now_ms = s * 1000 + us / 1000;
+    return true;
 }
 
 }  // namespace
 
+// The replies of a pipeline, freed with it.
+class RedisReplies {
+  public:
+    RedisReplies() = default;
+    RedisReplies(const RedisReplies &) = delete;
+    RedisReplies &operator=(const RedisReplies &) = delete;
+    ~RedisReplies() { clear(); }
+    void clear() {
+        for (redisReply *r : replies_) {
+            freeReplyObject(r);
+        }
+        replies_.clear();
+    }
+    void add(redisReply *r) { replies_.push_back(r); }
+    size_t size() const { return replies_.size(); }
+    const redisReply *operator[](size_t i) const { return replies_[i]; }
+
+  private:
+    std::vector<redisReply *> replies_;
+};
+
 RedisRegistryStore::RedisRegistryStore(const snowflake::RedisTarget *target,
                                        volatile sig_atomic_t *stop)
-    : target_(target), stop_(stop) {}
+    : target_(target), stop_(stop) {
+    const char *hook = getenv(kPauseHookEnv);
+    if (hook != nullptr && hook[0] != '\0') {
+        pause_hook_ = hook;
+    }
+}
 
 RedisRegistryStore::~RedisRegistryStore() {
     disconnect();
@@ -93,9 +306,17 @@ void RedisRegistryStore::disconnect() {
     }
 }
 
+std::string RedisRegistryStore::key(const char *name) const {
+    return std::string(target_->prefix) + ":" + name;
+}
+
+std::string RedisRegistryStore::lease_key(int64_t node) const {
+    return key("lease:") + text_of(node);
+}
+
 // A failure to reach Redis, or an answer that is not the registry's: said
 // in *err, naming the address, and the connection dropped so that the next
-// call starts afresh.
+// call starts afresh (and no WATCH outlives the step).
 snowflake::StoreOutcome RedisRegistryStore::unreachable(const char *what, const char *why,
                                                         snowflake::Error *err) {
     if (target_->unix_socket) {
@@ -109,7 +330,7 @@ snowflake::StoreOutcome RedisRegistryStore::unreachable(const char *what, const 
     return snowflake::StoreOutcome::unreachable;
 }
 
-snowflake::StoreOutcome RedisRegistryStore::error_reply(redisReply *r, const char *what,
+snowflake::StoreOutcome RedisRegistryStore::error_reply(const redisReply *r, const char *what,
                                                         snowflake::Error *err) {
     char why[snowflake::kForeignTextMax + snowflake::kForeignCutMarkMax + 1];
     if (r->type == REDIS_REPLY_ERROR) {
@@ -117,63 +338,72 @@ snowflake::StoreOutcome RedisRegistryStore::error_reply(redisReply *r, const cha
     } else {
         snprintf(why, sizeof why, "an unexpected answer");
     }
-    freeReplyObject(r);
     return unreachable(what, why, err);
+}
+
+snowflake::StoreOutcome RedisRegistryStore::not_a_registry(const std::string &key,
+                                                           const std::string &fault,
+                                                           snowflake::Error *err) {
+    const std::string why = "the key " + key + " is not as the registry writes it: " + fault;
+    return unreachable("Redis holds something else than the registry", why.c_str(), err);
 }
 
 bool RedisRegistryStore::wait_socket(int events, int64_t until_mono_ns) {
     return sf_registry_wait_socket(ctx_->fd, events, until_mono_ns, stop_);
 }
 
-snowflake::StoreOutcome RedisRegistryStore::command(int argc, const char *const *argv,
-                                                    redisReply **reply, snowflake::Error *err) {
-    *reply = nullptr;
-    const int64_t until = sf_registry_call_until_ns();
-    constexpr int kMaxArgs = 24;
-    size_t lens[kMaxArgs];
-    if (argc > kMaxArgs) {
-        return unreachable("could not send a command", "too many arguments", err);
-    }
-    for (int i = 0; i < argc; ++i) {
-        lens[i] = strlen(argv[i]);
-    }
-    // hiredis takes a non-const array that it does not write to.
-    if (redisAppendCommandArgv(ctx_, argc, const_cast<const char **>(argv), lens) != REDIS_OK) {
-        return unreachable("could not send a command", ctx_->errstr, err);
+snowflake::StoreOutcome RedisRegistryStore::pipeline(const std::vector<Command> &commands,
+                                                     RedisReplies *replies, snowflake::Error *err) {
+    replies->clear();
+    for (const Command &c : commands) {
+        std::vector<const char *> argv;
+        std::vector<size_t> lens;
+        for (const std::string &a : c) {
+            argv.push_back(a.c_str());
+            lens.push_back(a.size());
+        }
+        if (redisAppendCommandArgv(ctx_, static_cast<int>(argv.size()), argv.data(), lens.data()) !=
+            REDIS_OK) {
+            return unreachable("could not send a command", ctx_->errstr, err);
+        }
     }
     int done = 0;
     while (!done) {
         if (redisBufferWrite(ctx_, &done) != REDIS_OK) {
             return unreachable("could not send a command", ctx_->errstr, err);
         }
-        if (!done && !wait_socket(WL_SOCKET_WRITEABLE, until)) {
+        if (!done && !wait_socket(WL_SOCKET_WRITEABLE, until_ns_)) {
             return unreachable("could not send a command", "timed out", err);
         }
     }
-    void *r = nullptr;
-    for (;;) {
+    while (replies->size() < commands.size()) {
+        void *r = nullptr;
         if (redisGetReplyFromReader(ctx_, &r) != REDIS_OK) {
             return unreachable("no Redis reply", ctx_->errstr, err);
         }
         if (r != nullptr) {
-            break;
+            replies->add(static_cast<redisReply *>(r));
+            continue;
         }
-        if (!wait_socket(WL_SOCKET_READABLE, until)) {
+        if (!wait_socket(WL_SOCKET_READABLE, until_ns_)) {
             return unreachable("no answer to a command", "timed out", err);
         }
         if (redisBufferRead(ctx_) != REDIS_OK) {
             return unreachable("no answer to a command", ctx_->errstr, err);
         }
     }
-    *reply = static_cast<redisReply *>(r);
     return snowflake::StoreOutcome::ok;
+}
+
+snowflake::StoreOutcome RedisRegistryStore::command(const Command &command, RedisReplies *replies,
+                                                    snowflake::Error *err) {
+    return pipeline(std::vector<Command>{command}, replies, err);
 }
 
 snowflake::StoreOutcome RedisRegistryStore::connect(snowflake::Error *err) {
     if (ctx_ != nullptr) {
         return snowflake::StoreOutcome::ok;
     }
-    const int64_t until = sf_registry_call_until_ns();
     ctx_ = target_->unix_socket ? redisConnectUnixNonBlock(target_->socket_path)
                                 : redisConnectNonBlock(target_->host, target_->port);
     if (ctx_ == nullptr) {
@@ -182,7 +412,7 @@ snowflake::StoreOutcome RedisRegistryStore::connect(snowflake::Error *err) {
     if (ctx_->err != 0) {
         return unreachable("could not connect", ctx_->errstr, err);
     }
-    if (!wait_socket(WL_SOCKET_WRITEABLE, until)) {
+    if (!wait_socket(WL_SOCKET_WRITEABLE, until_ns_)) {
         return unreachable("could not connect", "timed out", err);
     }
     int so_error = 0;
@@ -193,199 +423,403 @@ snowflake::StoreOutcome RedisRegistryStore::connect(snowflake::Error *err) {
     if (so_error != 0) {
         return unreachable("could not connect", strerror(so_error), err);
     }
-    redisReply *r = nullptr;
+    RedisReplies r;
     snowflake::StoreOutcome outcome = snowflake::StoreOutcome::ok;
     if (target_->password[0] != '\0') {
-        const bool with_user = target_->user[0] != '\0';
-        const char *argv[] = {"AUTH", with_user ? target_->user : target_->password,
-                              target_->password};
-        outcome = command(with_user ? 3 : 2, argv, &r, err);
+        Command auth = {"AUTH"};
+        if (target_->user[0] != '\0') {
+            auth.push_back(target_->user);
+        }
+        auth.push_back(target_->password);
+        outcome = command(auth, &r, err);
         if (outcome != snowflake::StoreOutcome::ok) {
             return outcome;
         }
-        if (r->type == REDIS_REPLY_ERROR) {
-            return error_reply(r, "Redis refused the user name or password", err);
+        if (r[0]->type == REDIS_REPLY_ERROR) {
+            return error_reply(r[0], "Redis refused the user name or password", err);
         }
-        freeReplyObject(r);
     }
     if (target_->db != 0) {
-        char db[16];
-        snprintf(db, sizeof db, "%d", target_->db);
-        const char *argv[] = {"SELECT", db};
-        outcome = command(2, argv, &r, err);
+        outcome = command({"SELECT", text_of(target_->db)}, &r, err);
         if (outcome != snowflake::StoreOutcome::ok) {
             return outcome;
         }
-        if (r->type == REDIS_REPLY_ERROR) {
+        if (r[0]->type == REDIS_REPLY_ERROR) {
             char what[80];
             snprintf(what, sizeof what, "could not select database %d", target_->db);
-            return error_reply(r, what, err);
+            return error_reply(r[0], what, err);
         }
-        freeReplyObject(r);
     }
-    {
-        // A Redis that evicts keys under memory pressure could drop a live
-        // lease, and with it the fence that keeps a second holder out.
-        // Where CONFIG is disabled (managed services), the setting cannot
-        // be read: the README asks for noeviction.
-        const char *argv[] = {"CONFIG", "GET", "maxmemory-policy"};
-        outcome = command(3, argv, &r, err);
-        if (outcome != snowflake::StoreOutcome::ok) {
-            return outcome;
-        }
-        if (r->type == REDIS_REPLY_ARRAY && r->elements == 2 &&
-            r->element[1]->type == REDIS_REPLY_STRING &&
-            strcmp(r->element[1]->str, "noeviction") != 0) {
-            // Redis's policies have short names; the text is Redis's all the same.
-            char policy[128];
-            sf_registry_quote(r->element[1]->str, r->element[1]->len, policy, sizeof policy);
-            constexpr char kFormat[] =
-                "maxmemory-policy is %s; the registry needs noeviction, or Redis may evict a "
-                "live lease";
-            char why[sizeof kFormat + sizeof policy];
-            snprintf(why, sizeof why, kFormat, policy);
-            freeReplyObject(r);
-            return unreachable("Redis may evict the registry's keys", why, err);
-        }
-        freeReplyObject(r);
+    // A Redis that evicts keys under memory pressure could drop a live
+    // lease, and with it the fence that keeps a second holder out. Where
+    // CONFIG is disabled (managed services), the setting cannot be read:
+    // the README asks for noeviction.
+    outcome = command({"CONFIG", "GET", "maxmemory-policy"}, &r, err);
+    if (outcome != snowflake::StoreOutcome::ok) {
+        return outcome;
     }
-    for (int i = 0; i < static_cast<int>(Script::count); ++i) {
-        const char *text = script_text(static_cast<Script>(i));
-        const char *argv[] = {"SCRIPT", "LOAD", text};
-        outcome = command(3, argv, &r, err);
-        if (outcome != snowflake::StoreOutcome::ok) {
-            return outcome;
-        }
-        if (r->type != REDIS_REPLY_STRING || r->len != 40) {
-            return error_reply(r, "could not load the registry's scripts", err);
-        }
-        memcpy(sha_[i], r->str, 40);
-        sha_[i][40] = '\0';
-        freeReplyObject(r);
+    const redisReply *policy = r[0];
+    if (policy->type == REDIS_REPLY_ARRAY && policy->elements == 2 &&
+        policy->element[1]->type == REDIS_REPLY_STRING &&
+        strcmp(policy->element[1]->str, "noeviction") != 0) {
+        // Redis's policies have short names; the text is Redis's all the same.
+        char name[128];
+        sf_registry_quote(policy->element[1]->str, policy->element[1]->len, name, sizeof name);
+        constexpr char kFormat[] =
+            "maxmemory-policy is %s; the registry needs noeviction, or Redis may evict a "
+            "live lease";
+        char why[sizeof kFormat + sizeof name];
+        snprintf(why, sizeof why, kFormat, name);
+        return unreachable("Redis may evict the registry's keys", why, err);
     }
     return snowflake::StoreOutcome::ok;
 }
 
-snowflake::StoreOutcome RedisRegistryStore::run(Script script, int nargs, const char *const *args,
-                                                redisReply **reply, snowflake::Error *err) {
-    *reply = nullptr;
-    // The length of the script's "ok" reply (pg_registry_redis_scripts.hpp).
-    const size_t expected_elements =
-        script == Script::acquire || script == Script::switch_node ? 5 : 2;
-    constexpr int kMaxArgs = 20;
-    const char *argv[kMaxArgs + 4];
-    // Twice at most: Redis forgets scripts on SCRIPT FLUSH and restarts.
-    for (int attempt = 0; attempt < 2; ++attempt) {
-        const snowflake::StoreOutcome connected = connect(err);
-        if (connected != snowflake::StoreOutcome::ok) {
-            return connected;
+// The first error among a pipeline's replies, as unreachable; ok if none.
+snowflake::StoreOutcome RedisRegistryStore::check_errors(const RedisReplies &replies,
+                                                         const char *what, snowflake::Error *err) {
+    for (size_t i = 0; i < replies.size(); ++i) {
+        if (replies[i]->type == REDIS_REPLY_ERROR) {
+            return error_reply(replies[i], what, err);
         }
-        argv[0] = "EVALSHA";
-        argv[1] = sha_[static_cast<int>(script)];
-        argv[2] = "1";
-        argv[3] = target_->prefix;
-        for (int i = 0; i < nargs && i < kMaxArgs; ++i) {
-            argv[4 + i] = args[i];
-        }
-        const int argc = 4 + (nargs < kMaxArgs ? nargs : kMaxArgs);
-        redisReply *r = nullptr;
-        const snowflake::StoreOutcome outcome = command(argc, argv, &r, err);
+    }
+    return snowflake::StoreOutcome::ok;
+}
+
+snowflake::StoreOutcome RedisRegistryStore::read_hash(const redisReply *r, const std::string &key,
+                                                      snowflake::Error *err) {
+    if (!HashReply(r).well_formed()) {
+        return not_a_registry(key, "not a hash of texts", err);
+    }
+    return snowflake::StoreOutcome::ok;
+}
+
+snowflake::StoreOutcome RedisRegistryStore::read_view(int64_t node, Step *step,
+                                                      snowflake::Error *err) {
+    step->view = snowflake::RegistryView{};
+    step->view.can_lose_data = true;
+    step->view.guard_key = key("meta");
+    step->stale_members.clear();
+    const char *what = "Redis failed to read the registry";
+    RedisReplies r;
+    snowflake::StoreOutcome outcome = snowflake::StoreOutcome::ok;
+    std::vector<int64_t> nodes;
+    if (node >= 0) {
+        // renew and release: the one lease.
+        nodes.push_back(node);
+    } else {
+        // acquire and switch: the meta, the layout, the counter and which
+        // leases there are; then (below) every lease.
+        outcome = pipeline({{"WATCH", key("meta"), key("layout"), key("next_id"), key("leases")},
+                            {"HGETALL", key("meta")},
+                            {"HGETALL", key("layout")},
+                            {"GET", key("next_id")},
+                            {"ZRANGE", key("leases"), "0", "-1"}},
+                           &r, err);
         if (outcome != snowflake::StoreOutcome::ok) {
             return outcome;
         }
-        if (r->type == REDIS_REPLY_ERROR && strncmp(r->str, "NOSCRIPT", 8) == 0 && attempt == 0) {
-            freeReplyObject(r);
-            disconnect();  // the next connect loads them again
+        outcome = check_errors(r, what, err);
+        if (outcome != snowflake::StoreOutcome::ok) {
+            return outcome;
+        }
+        std::string fault;
+        for (int i = 1; i <= 2; ++i) {
+            outcome = read_hash(r[i], key(i == 1 ? "meta" : "layout"), err);
+            if (outcome != snowflake::StoreOutcome::ok) {
+                return outcome;
+            }
+        }
+        const HashReply meta(r[1]);
+        if (!meta.empty()) {
+            snowflake::LossGuard guard;
+            if (!read_guard(meta, &guard, &fault)) {
+                return not_a_registry(key("meta"), fault, err);
+            }
+            step->view.guard = guard;
+        }
+        const HashReply layout(r[2]);
+        if (!layout.empty()) {
+            snowflake::LayoutRecord c;
+            if (!read_layout(layout, &c, &fault)) {
+                return not_a_registry(key("layout"), fault, err);
+            }
+            step->view.layout = c;
+        }
+        if (r[3]->type != REDIS_REPLY_NIL &&
+            (!is_text(r[3]) || !parse_int(r[3]->str, &step->view.never_leased_from))) {
+            return not_a_registry(key("next_id"), "not a number", err);
+        }
+        if (r[4]->type != REDIS_REPLY_ARRAY) {
+            return not_a_registry(key("leases"), "not a sorted set", err);
+        }
+        for (size_t i = 0; i < r[4]->elements; ++i) {
+            const redisReply *m = r[4]->element[i];
+            int64_t n = -1;
+            if (!is_text(m) || !parse_int(m->str, &n) || n < 0) {
+                return not_a_registry(key("leases"), "a member is not a node id", err);
+            }
+            bool seen = false;
+            for (int64_t k : nodes) {
+                seen = seen || k == n;
+            }
+            if (!seen) {
+                nodes.push_back(n);
+            }
+        }
+    }
+    // The leases, watched before they are read; then the clock, read last
+    // so that it is as close to the EXEC as the reads allow.
+    std::vector<Command> reads;
+    if (!nodes.empty()) {
+        Command watch = {"WATCH"};
+        for (int64_t n : nodes) {
+            watch.push_back(lease_key(n));
+        }
+        reads.push_back(std::move(watch));
+        for (int64_t n : nodes) {
+            reads.push_back({"HGETALL", lease_key(n)});
+        }
+    }
+    reads.push_back({"TIME"});
+    outcome = pipeline(reads, &r, err);
+    if (outcome != snowflake::StoreOutcome::ok) {
+        return outcome;
+    }
+    outcome = check_errors(r, what, err);
+    if (outcome != snowflake::StoreOutcome::ok) {
+        return outcome;
+    }
+    for (size_t i = 0; i < nodes.size(); ++i) {
+        const std::string k = lease_key(nodes[i]);
+        const redisReply *h = r[1 + i];
+        outcome = read_hash(h, k, err);
+        if (outcome != snowflake::StoreOutcome::ok) {
+            return outcome;
+        }
+        if (HashReply(h).empty()) {
+            // Expired long after its lease and bound passed (kKeepMs).
+            if (node < 0) {
+                step->stale_members.push_back(member_of(nodes[i]));
+            }
             continue;
         }
-        if (r->type == REDIS_REPLY_ERROR) {
-            return error_reply(r, "Redis failed a registry call", err);
+        snowflake::LeaseRecord l;
+        std::string fault;
+        if (!read_lease(HashReply(h), nodes[i], &l, &fault)) {
+            return not_a_registry(k, fault, err);
         }
-        if (strcmp(element_text(r, 0), "ok") == 0 && r->elements == expected_elements) {
-            *reply = r;
-            return snowflake::StoreOutcome::ok;
+        step->view.leases.push_back(std::move(l));
+    }
+    if (!read_time(r[r.size() - 1], &step->view.now_ms)) {
+        return unreachable(what, "TIME gave an answer that is not a time", err);
+    }
+    return snowflake::StoreOutcome::ok;
+}
+
+// Writes what the rule decided, in MULTI ... EXEC; *committed is false when
+// a watched key changed since the reads (nothing was written).
+snowflake::StoreOutcome RedisRegistryStore::write(const Step &step,
+                                                  const snowflake::RegistryWrites &writes,
+                                                  bool *committed, snowflake::Error *err) {
+    *committed = false;
+    const int64_t now = step.view.now_ms;
+    std::vector<Command> commands;
+    RedisReplies r;
+    snowflake::StoreOutcome outcome = snowflake::StoreOutcome::ok;
+    if (!pause_hook_.empty()) {
+        outcome = pause_for_test(&r, err);
+        if (outcome != snowflake::StoreOutcome::ok) {
+            return outcome;
         }
-        if (strcmp(element_text(r, 0), "refused") == 0) {
-            // The scripts' own texts fit whole (error.hpp); others are
-            // marked where cut, and logged.
-            snowflake::fail(err, snowflake::ErrorCode::registry, "%s", "");
-            const char *message = element_text(r, 2);
-            const char *detail = element_text(r, 3);
-            sf_registry_quote(message, strlen(message), err->message, sizeof err->message);
-            sf_registry_quote(detail, strlen(detail), err->detail, sizeof err->detail);
-            freeReplyObject(r);
-            return snowflake::StoreOutcome::refused;
+    }
+    commands.push_back({"MULTI"});
+    for (const std::string &m : step.stale_members) {
+        commands.push_back({"ZREM", key("leases"), m});
+    }
+    if (writes.guard) {
+        const snowflake::LossGuard &g = *writes.guard;
+        commands.push_back({"HSET", key("meta"), "created_at_ms", text_of(g.created_at_ms),
+                            "quarantine_until_ms", text_of(g.quarantine_until_ms), "floor_ms",
+                            text_of(g.floor_ms)});
+    }
+    if (writes.layout) {
+        const snowflake::LayoutRecord &c = *writes.layout;
+        commands.push_back({"HSET", key("layout"), "datacenter_bits", text_of(c.datacenter_bits),
+                            "worker_bits", text_of(c.worker_bits), "sequence_bits",
+                            text_of(c.sequence_bits), "epoch_ms", text_of(c.epoch_ms),
+                            "lease_ttl_ms", text_of(c.lease_ttl_ms), "max_clock_drift_ms",
+                            text_of(c.max_clock_drift_ms), "recorded_at_ms",
+                            text_of(c.recorded_at_ms), "recorded_by", c.recorded_by});
+    }
+    for (const snowflake::LeaseRecord &l : writes.leases) {
+        const std::string k = lease_key(l.node);
+        commands.push_back({"HSET",
+                            k,
+                            "fence",
+                            text_of(l.fence),
+                            "holder_system_id",
+                            std::to_string(l.holder_system_id),
+                            "holder_instance",
+                            text_of(l.holder_instance),
+                            "holder_host",
+                            l.holder_host,
+                            "holder_port",
+                            text_of(l.holder_port),
+                            "holder_data_directory",
+                            l.holder_data_directory,
+                            "holder_timeline",
+                            text_of(l.holder_timeline),
+                            "holder_max_clock_drift_ms",
+                            text_of(l.holder_max_clock_drift_ms),
+                            "acquired_at_ms",
+                            text_of(l.acquired_at_ms),
+                            "renewed_at_ms",
+                            text_of(l.renewed_at_ms),
+                            "expires_at_ms",
+                            text_of(l.expires_at_ms),
+                            "released_at_ms",
+                            text_of(l.released_at_ms),
+                            "reserved_until_ms",
+                            text_of(l.reserved_until_ms)});
+        const int64_t ends = l.released_at_ms > 0 ? l.released_at_ms : l.expires_at_ms;
+        const int64_t bound_end = l.reserved_until_ms + l.holder_max_clock_drift_ms;
+        const int64_t keep_until = (ends > bound_end ? ends : bound_end) + kKeepMs;
+        const int64_t keep_ms = keep_until - now > 1 ? keep_until - now : 1;
+        commands.push_back({"PEXPIRE", k, text_of(keep_ms)});
+        commands.push_back({"ZADD", key("leases"), text_of(ends), member_of(l.node)});
+    }
+    if (writes.never_leased_from) {
+        commands.push_back({"SET", key("next_id"), text_of(*writes.never_leased_from)});
+    }
+    commands.push_back({"EXEC"});
+    outcome = pipeline(commands, &r, err);
+    if (outcome != snowflake::StoreOutcome::ok) {
+        return outcome;
+    }
+    const redisReply *exec = r[r.size() - 1];
+    if (exec->type == REDIS_REPLY_NIL) {
+        if (!pause_hook_.empty()) {
+            outcome = command({"RPUSH", pause_hook_ + ":retried", "1"}, &r, err);
         }
-        freeReplyObject(r);
-        return unreachable("Redis failed a registry call", "an answer that is not the registry's",
+        return outcome;
+    }
+    // An error while queueing (EXECABORT) or in a command of the block.
+    outcome = check_errors(r, "Redis failed to write the registry", err);
+    if (outcome != snowflake::StoreOutcome::ok) {
+        return outcome;
+    }
+    if (exec->type != REDIS_REPLY_ARRAY || exec->elements != commands.size() - 2) {
+        return unreachable("Redis failed to write the registry", "an unexpected answer to EXEC",
                            err);
     }
-    return unreachable("Redis failed a registry call", "the scripts could not be loaded", err);
+    for (size_t i = 0; i < exec->elements; ++i) {
+        if (exec->element[i]->type == REDIS_REPLY_ERROR) {
+            return error_reply(exec->element[i], "Redis failed to write the registry", err);
+        }
+    }
+    *committed = true;
+    return snowflake::StoreOutcome::ok;
+}
+
+// The test hook (kPauseHookEnv = H): when the test has pushed to H:arm,
+// says so on H:paused and waits for H:resume, between the reads and the
+// EXEC; a nil EXEC is counted on H:retried.
+snowflake::StoreOutcome RedisRegistryStore::pause_for_test(RedisReplies *r, snowflake::Error *err) {
+    snowflake::StoreOutcome outcome = command({"LPOP", pause_hook_ + ":arm"}, r, err);
+    if (outcome != snowflake::StoreOutcome::ok || (*r)[0]->type == REDIS_REPLY_NIL) {
+        return outcome;
+    }
+    outcome = command({"RPUSH", pause_hook_ + ":paused", "1"}, r, err);
+    if (outcome != snowflake::StoreOutcome::ok) {
+        return outcome;
+    }
+    return command({"BLPOP", pause_hook_ + ":resume", "0"}, r, err);
+}
+
+// One call: read, decide, write, as often as a watched key changed between
+// the reads and the EXEC. decide() returns the rule's outcome.
+template <typename Decide>
+snowflake::StoreOutcome RedisRegistryStore::step(int64_t node, Decide decide,
+                                                 snowflake::Error *err) {
+    until_ns_ = sf_registry_call_until_ns();
+    Step s;
+    for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
+        if (*stop_) {
+            return unreachable("the registry call was cut short", "the server is stopping", err);
+        }
+        snowflake::StoreOutcome outcome = connect(err);
+        if (outcome != snowflake::StoreOutcome::ok) {
+            return outcome;
+        }
+        outcome = read_view(node, &s, err);
+        if (outcome != snowflake::StoreOutcome::ok) {
+            return outcome;
+        }
+        snowflake::RegistryWrites writes;
+        const snowflake::RuleOutcome decided = decide(s.view, &writes);
+        bool committed = false;
+        outcome = write(s, writes, &committed, err);
+        if (outcome != snowflake::StoreOutcome::ok) {
+            return outcome;
+        }
+        if (committed) {
+            return decided == snowflake::RuleOutcome::ok ? snowflake::StoreOutcome::ok
+                                                         : snowflake::StoreOutcome::refused;
+        }
+    }
+    char why[120];
+    snprintf(why, sizeof why,
+             "the registry's keys changed between the reads and the write %d times in a row",
+             kMaxAttempts);
+    return unreachable("Redis failed a registry call", why, err);
 }
 
 snowflake::StoreOutcome RedisRegistryStore::acquire(const snowflake::LeaseRequest &request,
                                                     snowflake::LeaseGrant *grant,
                                                     snowflake::Error *err) {
-    const AcquireArgs args(request, "");
-    redisReply *r = nullptr;
-    const snowflake::StoreOutcome outcome =
-        run(Script::acquire, AcquireArgs::kCount, args.values(), &r, err);
-    if (outcome != snowflake::StoreOutcome::ok) {
-        return outcome;
-    }
-    const bool read = read_grant(r, grant);
-    freeReplyObject(r);
-    if (!read) {
-        return unreachable("Redis failed a registry call", "a grant that is not numbers", err);
-    }
-    return snowflake::StoreOutcome::ok;
+    int64_t expires = 0;
+    return step(
+        -1,
+        [&](const snowflake::RegistryView &view, snowflake::RegistryWrites *writes) {
+            return snowflake::decide_acquire(request, view, writes, grant, &expires, err);
+        },
+        err);
 }
 
 snowflake::StoreOutcome RedisRegistryStore::renew(int64_t node, int64_t fence, int64_t instance,
                                                   int64_t bound_unix_ms, int64_t ttl_ms,
                                                   int64_t *expires_unix_ms, snowflake::Error *err) {
-    const RenewArgs args(node, fence, instance, bound_unix_ms, ttl_ms);
-    redisReply *r = nullptr;
-    const snowflake::StoreOutcome outcome =
-        run(Script::renew, RenewArgs::kCount, args.values(), &r, err);
-    if (outcome != snowflake::StoreOutcome::ok) {
-        return outcome;
-    }
-    const bool read = element_int(r, 1, expires_unix_ms);
-    freeReplyObject(r);
-    if (!read) {
-        return unreachable("Redis failed a registry call", "an expiry that is not a number", err);
-    }
-    return snowflake::StoreOutcome::ok;
+    const snowflake::RenewRequest request{node, fence, instance, bound_unix_ms, ttl_ms};
+    return step(
+        node,
+        [&](const snowflake::RegistryView &view, snowflake::RegistryWrites *writes) {
+            return snowflake::decide_renew(request, view, writes, expires_unix_ms, err);
+        },
+        err);
 }
 
 snowflake::StoreOutcome RedisRegistryStore::release(int64_t node, int64_t fence, int64_t instance,
                                                     int64_t bound_unix_ms, snowflake::Error *err) {
-    const ReleaseArgs args(node, fence, instance, bound_unix_ms);
-    redisReply *r = nullptr;
-    const snowflake::StoreOutcome outcome =
-        run(Script::release, ReleaseArgs::kCount, args.values(), &r, err);
-    if (r != nullptr) {
-        freeReplyObject(r);
-    }
-    return outcome;
+    const snowflake::ReleaseRequest request{node, fence, instance, bound_unix_ms};
+    return step(
+        node,
+        [&](const snowflake::RegistryView &view, snowflake::RegistryWrites *writes) {
+            bool released = false;
+            snowflake::decide_release(request, view, writes, &released);
+            return snowflake::RuleOutcome::ok;
+        },
+        err);
 }
 
 snowflake::StoreOutcome RedisRegistryStore::switch_node(const snowflake::SwitchRequest &request,
                                                         snowflake::LeaseGrant *grant,
                                                         int64_t *expires_unix_ms,
                                                         snowflake::Error *err) {
-    const SwitchArgs args(request);
-    redisReply *r = nullptr;
-    const snowflake::StoreOutcome outcome =
-        run(Script::switch_node, SwitchArgs::kCount, args.values(), &r, err);
-    if (outcome != snowflake::StoreOutcome::ok) {
-        return outcome;
-    }
-    const bool read = read_grant(r, grant) && element_int(r, 4, expires_unix_ms);
-    freeReplyObject(r);
-    if (!read) {
-        return unreachable("Redis failed a registry call", "a grant that is not numbers", err);
-    }
-    return snowflake::StoreOutcome::ok;
+    return step(
+        -1,
+        [&](const snowflake::RegistryView &view, snowflake::RegistryWrites *writes) {
+            return snowflake::decide_switch(request, view, writes, grant, expires_unix_ms, err);
+        },
+        err);
 }
