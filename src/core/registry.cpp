@@ -4,6 +4,13 @@
 
 namespace snowflake {
 
+void ask_with_durable_state(int64_t static_node, int64_t stored_node, int64_t stored_fence,
+                            LeaseRequest *request) {
+    request->requested_node = static_node;
+    request->preferred_node = static_node >= 0 ? -1 : stored_node;
+    request->previous_fence = static_node >= 0 && static_node != stored_node ? 0 : stored_fence;
+}
+
 RenewalPlan plan_renewal(int64_t clock_unix_ms, int64_t sent_mono_ns, int64_t ttl_ms) {
     RenewalPlan plan;
     plan.bound_unix_ms = clock_unix_ms + ttl_ms;

@@ -88,6 +88,15 @@ class RegistryStore {
                                      int64_t *expires_unix_ms, Error *err) = 0;
 };
 
+// What a server asks for, from its setting and its durable state (the node
+// id and fence its state file recorded, or -1 and 0): a static id
+// (static_node >= 0) or 'auto' preferring the stored id. The stored fence is
+// the proof of a later run of the same server only on the id it was
+// recorded for: a static id changed since presents none, since another
+// id's fence may equal the one that id's live lease has.
+void ask_with_durable_state(int64_t static_node, int64_t stored_node, int64_t stored_fence,
+                            LeaseRequest *request);
+
 // Renewals per lease_ttl: a lease survives two failed renewals in a row.
 inline constexpr int64_t kRenewalsPerTtl = 3;
 

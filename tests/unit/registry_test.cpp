@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 
+using snowflake::ask_with_durable_state;
 using snowflake::Layout;
 using snowflake::LayoutWidths;
+using snowflake::LeaseRequest;
 
 TEST(Registry, RenewalRecordsClockPlusTtlAndStopsAtTheDeadline) {
     const snowflake::RenewalPlan plan =
@@ -70,4 +72,23 @@ TEST(Registry, ExactBoundOfAFloorIsTheLeastSafeOne) {
         EXPECT_GE(snowflake::lease_id_bound(layout, bound), floor);
         EXPECT_LT(snowflake::lease_id_bound(layout, bound - 1), floor);
     }
+}
+
+TEST(Registry, AStaticIdPresentsTheStoredFenceOnlyForTheIdItWasStoredFor) {
+    LeaseRequest request;
+    ask_with_durable_state(-1, 5, 3, &request);  // 'auto'
+    EXPECT_EQ(request.requested_node, -1);
+    EXPECT_EQ(request.preferred_node, 5);
+    EXPECT_EQ(request.previous_fence, 3);
+    ask_with_durable_state(5, 5, 3, &request);  // the same static id
+    EXPECT_EQ(request.requested_node, 5);
+    EXPECT_EQ(request.preferred_node, -1);
+    EXPECT_EQ(request.previous_fence, 3);
+    ask_with_durable_state(2, 5, 3, &request);  // another: fence 3 proves nothing on id 2
+    EXPECT_EQ(request.requested_node, 2);
+    EXPECT_EQ(request.preferred_node, -1);
+    EXPECT_EQ(request.previous_fence, 0);
+    ask_with_durable_state(-1, -1, 0, &request);  // no state
+    EXPECT_EQ(request.preferred_node, -1);
+    EXPECT_EQ(request.previous_fence, 0);
 }

@@ -337,19 +337,11 @@ snowflake::StoreOutcome acquire(snowflake::RegistryStore &store) {
     LWLockAcquire(sf_shared->lock, LW_SHARED);
     // A stale file set aside still says which id the server had.
     const bool known = sf_shared->have_stored || sf_shared->state_set_aside;
-    request.preferred_node = known ? sf_shared->stored.node_id : -1;
-    request.previous_fence = known ? sf_shared->stored.fence : 0;
+    const int64_t stored_node = known ? sf_shared->stored.node_id : -1;
+    const int64_t stored_fence = known ? sf_shared->stored.fence : 0;
     LWLockRelease(sf_shared->lock);
-    if (sf_worker_id != kWorkerIdAuto) {
-        request.requested_node = wanted_node();
-        // The fence the state recorded is the proof of a later run only on
-        // the id it was recorded for: a static id changed since must not
-        // present another id's fence, which may equal the one its lease has.
-        if (request.preferred_node != request.requested_node) {
-            request.previous_fence = 0;
-        }
-        request.preferred_node = -1;
-    }
+    snowflake::ask_with_durable_state(sf_worker_id != kWorkerIdAuto ? wanted_node() : -1,
+                                      stored_node, stored_fence, &request);
     describe_holder(&request);
     snowflake::LeaseGrant grant;
     snowflake::Error err;
