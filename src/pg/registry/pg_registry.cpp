@@ -353,8 +353,10 @@ snowflake::StoreOutcome acquire(snowflake::RegistryStore &store) {
             ereport(WARNING,
                     (errmsg("snowflake_id: the registry refused a node id lease: %s", err.message),
                      err.detail[0] != '\0' ? errdetail("%s", err.detail) : 0,
-                     errhint("snowflake_nextval() refuses to issue IDs until it grants one; the "
-                             "worker asks again every %d ms.",
+                     // The registry's own hint says what to do; ours, what happens meanwhile.
+                     errhint("%s%ssnowflake_nextval() refuses to issue IDs until it grants one; "
+                             "the worker asks again every %d ms.",
+                             err.hint, err.hint[0] != '\0' ? " " : "",
                              sf_lease_ttl_ms / static_cast<int>(snowflake::kRenewalsPerTtl))));
         }
         return outcome;
