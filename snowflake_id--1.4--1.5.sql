@@ -1,8 +1,10 @@
 -- snowflake_id 1.4 -> 1.5: the registry's rules move into the library,
 -- which leases through the registry's tables; the leasing functions that
 -- servers before 1.5 call now refuse them, saying to update the servers
--- first (docs/reference.md, "Upgrading a fleet"). The snowflake type gets
--- the casts and comparisons with numeric that bigint has. And every SQL and PL/pgSQL function pins its
+-- first, as
+-- docs/reference.md, "Upgrading a fleet: servers first, the registry last"
+-- tells. The snowflake type gets the casts and comparisons with numeric
+-- that bigint has. And every SQL and PL/pgSQL function pins its
 -- search_path to pg_catalog, the extension's schema and pg_temp, so that
 -- no look-alike in a caller's search_path runs in its place; that needs a
 -- fixed schema, so the extension is no longer relocatable (an install
@@ -18,7 +20,9 @@
 -- same lock, so while the registry's extension is still at 1.4, old and new
 -- servers lease side by side, one call at a time. Once the registry is at
 -- 1.5, the functions only refuse, saying why: update the servers first and
--- the registry last (docs/reference.md, "Upgrading a fleet").
+-- the registry last, as
+-- docs/reference.md, "Upgrading a fleet: servers first, the registry last"
+-- tells.
 
 -- Refuses a call from a server before 1.5. 0A000 (feature_not_supported):
 -- the registry no longer offers leasing through this function, and asking

@@ -230,7 +230,9 @@ COMMENT ON FUNCTION snowflake_registry_holder_text(text, integer, text, numeric)
 -- same lock, so while the registry's extension is still at 1.4, old and new
 -- servers lease side by side, one call at a time. Once the registry is at
 -- 1.5, the functions only refuse, saying why: update the servers first and
--- the registry last (docs/reference.md, "Upgrading a fleet").
+-- the registry last, as
+-- docs/reference.md, "Upgrading a fleet: servers first, the registry last"
+-- tells.
 
 -- Refuses a call from a server before 1.5. 0A000 (feature_not_supported):
 -- the registry no longer offers leasing through this function, and asking

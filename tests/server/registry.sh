@@ -319,7 +319,6 @@ SQL
     sf_expect_eq "the test means something: the lessee's own unqualified statements use the look-alikes" \
         "clock_timestamp, integer =, text" "$(sf_psql registry -c "
             SET ROLE sf_lessee; SET search_path = evil, pg_catalog, public;
-            SELECT clock_timestamp(), count(*) FROM snowflake_registry_lease WHERE node_id = 1;
-            SELECT 'x'::text;
+            SELECT clock_timestamp(), 1 = 1, 'x'::text;
             RESET ROLE; SELECT string_agg(what, ', ' ORDER BY what) FROM evil.ran" | tail -1)"
 fi
