@@ -340,8 +340,9 @@ FROM snowflake_registry_lease l CROSS JOIN snowflake_registry_layout c;
 COMMENT ON VIEW snowflake_registry_leases IS
 'Registry side: every node id lease, its holder, expiry and recorded bound';
 
--- Leasing is for the servers' registry role, not for everyone who can
--- connect: a false holder could take node ids away from live servers.
+-- Not for PUBLIC, as in 1.3 and 1.4, when these functions leased (a false
+-- holder could take node ids away from live servers); they only refuse
+-- now, and an install updated from 1.4 keeps the same privileges.
 REVOKE ALL ON FUNCTION snowflake_registry_acquire(integer, integer, bigint, numeric, bigint, text, integer, text, integer, integer, integer, integer, bigint, bigint, bigint, bigint) FROM PUBLIC;
 REVOKE ALL ON FUNCTION snowflake_registry_renew(integer, bigint, bigint, bigint, bigint) FROM PUBLIC;
 REVOKE ALL ON FUNCTION snowflake_registry_release(integer, bigint, bigint, bigint) FROM PUBLIC;
