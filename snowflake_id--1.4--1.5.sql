@@ -1,86 +1,56 @@
--- snowflake_id 1.4 -> 1.5: a registry that records the exact floor a
--- holder gives back at a clean stop, and refuses a live lease to a server
--- without a previous fence (NULL) as the Redis store does; a new fence for
--- every grant. The snowflake type gets the casts and comparisons with
--- numeric that bigint has. And every SQL and PL/pgSQL function pins its
+-- snowflake_id 1.4 -> 1.5: the registry's rules move into the library,
+-- which leases through the registry's tables; the leasing functions that
+-- servers before 1.5 call now refuse them, saying to update the servers
+-- first, as
+-- docs/reference.md, "Upgrading a fleet: servers first, the registry last"
+-- tells. The snowflake type gets the casts and comparisons with numeric
+-- that bigint has. And every SQL and PL/pgSQL function pins its
 -- search_path to pg_catalog, the extension's schema and pg_temp, so that
 -- no look-alike in a caller's search_path runs in its place; that needs a
 -- fixed schema, so the extension is no longer relocatable (an install
 -- moved before keeps the schema it is in: @extschema@ is that schema).
 \echo Use "ALTER EXTENSION snowflake_id UPDATE TO '1.5'" to load this file. \quit
 
--- Whether a server may take over a lease that is still live: it is the same
--- run; or a promoted standby of the holder (same system identifier, higher
--- timeline); or a later run of the same server (same system identifier,
--- host, port and data directory, and the fence its durable state recorded;
--- a server without one, NULL, is not such a run).
--- A copy of the holder's data directory started elsewhere (a restored backup
--- on its old timeline) is none of these. Whoever takes over starts above the
--- holder's recorded bound, so even a copy taken for the holder could not
--- repeat its IDs.
-CREATE OR REPLACE FUNCTION snowflake_registry_may_take(lease snowflake_registry_lease, system_id numeric,
-                                            instance bigint, host text, port integer,
-                                            data_directory text, timeline integer,
-                                            previous_fence bigint)
-RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, @extschema@, pg_temp AS $$
-    SELECT lease.holder_instance = instance
-        OR (lease.holder_system_id = system_id
-            AND (timeline > lease.holder_timeline
-                 OR ((lease.holder_host, lease.holder_port, lease.holder_data_directory)
-                         = (host, port, data_directory)
-                     AND coalesce(lease.fence = previous_fence, false))))
-$$;
+-- Leasing (1.5): a server's registry worker reads and writes the two tables
+-- itself, in one transaction that locks snowflake_registry_lease in SHARE
+-- ROW EXCLUSIVE mode, and the rules (who may take a lease, the floor a new
+-- holder starts above, the order ids are recycled in) are the library's,
+-- once for every kind of registry. Servers before 1.5 called the four
+-- functions below, which carried the rules in 1.3 and 1.4; they took the
+-- same lock, so while the registry's extension is still at 1.4, old and new
+-- servers lease side by side, one call at a time. Once the registry is at
+-- 1.5, the functions only refuse, saying why: update the servers first and
+-- the registry last, as
+-- docs/reference.md, "Upgrading a fleet: servers first, the registry last"
+-- tells.
 
-COMMENT ON FUNCTION snowflake_registry_may_take(snowflake_registry_lease, numeric, bigint, text, integer, text, integer, bigint) IS
-'Whether a server may take over a live lease: the same run, a promoted standby of the holder, or a later run of the same server';
-
--- Gives a lease back at a clean stop, recording the bound the holder gives:
--- the exact floor of its last IDs, which may lie below the bound its last
--- renewal recorded (up to lease_ttl ahead of its clock), so that the next
--- holder, the same server restarting included, starts near the clock. Safe
--- because only this run of the holder can give it (fence and instance), it
--- issues nothing more on the lease, and it gives no bound below an ID it
--- issued. A holder before 1.5 gives its last renewal's bound. The id is free
--- at once. False, and no change, if the lease is no longer this run's.
-CREATE OR REPLACE FUNCTION snowflake_registry_release(node_id integer, fence bigint, instance bigint,
-                                           reserved_until_ms bigint)
-RETURNS boolean LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+-- Refuses a call from a server before 1.5. 0A000 (feature_not_supported):
+-- the registry no longer offers leasing through this function, and asking
+-- again changes nothing until the server is updated; 55000 is what a lease
+-- held by another server gets, which asking again can cure. A server
+-- before 1.5 shows the message and DETAIL, not the HINT: the DETAIL says
+-- what to do too.
+CREATE FUNCTION snowflake_registry_refuse_old_server(function_name text)
+RETURNS void LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, @extschema@, pg_temp AS $$
-#variable_conflict use_variable
+DECLARE
+    version text := (SELECT e.extversion FROM pg_extension e WHERE e.extname = 'snowflake_id');
 BEGIN
-    LOCK TABLE snowflake_registry_lease IN SHARE ROW EXCLUSIVE MODE;
-    UPDATE snowflake_registry_lease l SET
-        released_at = clock_timestamp(),
-        reserved_until_ms = reserved_until_ms
-    WHERE l.node_id = node_id AND l.fence = fence AND l.holder_instance = instance
-      AND l.released_at IS NULL;
-    RETURN FOUND;
+    RAISE EXCEPTION 'this registry (snowflake_id %) no longer leases node ids through %()',
+        version, function_name
+        USING ERRCODE = '0A000',
+              DETAIL = 'The server calling is of snowflake_id 1.4 or before; servers of 1.5 '
+                       'and later lease through the registry''s tables. Update snowflake_id on '
+                       'every server before the registry''s extension.',
+              HINT = 'Install the new snowflake_id on the server and restart it; update the '
+                     'registry (ALTER EXTENSION snowflake_id UPDATE) only once every server '
+                     'runs it.';
 END
 $$;
 
-COMMENT ON FUNCTION snowflake_registry_release(integer, bigint, bigint, bigint) IS
-'Registry side: give a lease back at a clean stop, recording the exact final bound';
+COMMENT ON FUNCTION snowflake_registry_refuse_old_server(text) IS
+'Registry side: the refusal a server before 1.5 gets from the leasing functions it calls';
 
--- Leases a node id for one run of a server (the caller's `instance`).
---   requested_node  a static id (snowflake_id.worker_id, with datacenter_id
---                   above it: datacenter_id << worker_bits | worker_id), or
---                   NULL for 'auto';
---   preferred_node  'auto': the id the server's durable state was made with
---                   (it gets it back when it is free), or NULL;
---   previous_fence  the fence the server last held that id with, from its
---                   durable state, or NULL;
---   timeline        the server's timeline: a promoted standby (same system
---                   identifier, higher timeline) takes over its old
---                   primary's lease;
---   clock_ms        the server's clock (ms since 1970), to prefer, among
---                   recycled ids, those whose recorded bound lies below it.
--- A live lease held by another server is refused, naming both. An expired
--- or released one, or one of this server's earlier runs (same system
--- identifier, host, port and data directory, and the fence its state
--- recorded), is taken over: the fence grows, and floor_ms says where the new
--- holder's IDs must start: above the old holder's recorded bound plus its
--- max_clock_drift.
 CREATE OR REPLACE FUNCTION snowflake_registry_acquire(
     requested_node integer, preferred_node integer, previous_fence bigint,
     system_id numeric, instance bigint, host text, port integer, data_directory text,
@@ -89,135 +59,59 @@ CREATE OR REPLACE FUNCTION snowflake_registry_acquire(
     OUT node_id integer, OUT fence bigint, OUT floor_ms bigint, OUT expires_at timestamptz)
 RETURNS record LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, @extschema@, pg_temp AS $$
-#variable_conflict use_variable
-DECLARE
-    now_ts constant timestamptz := clock_timestamp();
-    layout snowflake_registry_layout;
-    lease snowflake_registry_lease;
-    nodes integer;
-    target integer;
-    me text := snowflake_registry_holder_text(host, port, data_directory, system_id);
 BEGIN
-    IF ttl_ms IS NULL OR ttl_ms <= 0 THEN
-        RAISE EXCEPTION 'lease ttl % ms is out of range', ttl_ms
-            USING ERRCODE = '22023', HINT = 'Set snowflake_id.lease_ttl to a positive duration.';
-    END IF;
-    IF datacenter_bits IS NULL OR worker_bits IS NULL OR datacenter_bits < 0 OR worker_bits < 0
-       OR datacenter_bits + worker_bits > 30 THEN
-        RAISE EXCEPTION 'node id fields of % datacenter and % worker bits are out of range',
-            datacenter_bits, worker_bits
-            USING ERRCODE = '22023', HINT = 'The registry leases node ids of up to 30 bits.';
-    END IF;
-    -- One registry call at a time: acquisitions and renewals are rare.
-    LOCK TABLE snowflake_registry_lease IN SHARE ROW EXCLUSIVE MODE;
-
-    SELECT * INTO layout FROM snowflake_registry_layout;
-    IF NOT FOUND THEN
-        INSERT INTO snowflake_registry_layout VALUES
-            (true, datacenter_bits, worker_bits, sequence_bits, epoch_ms, now_ts, me);
-    ELSIF (layout.datacenter_bits, layout.worker_bits, layout.sequence_bits, layout.epoch_ms)
-          IS DISTINCT FROM (datacenter_bits, worker_bits, sequence_bits, epoch_ms) THEN
-        RAISE EXCEPTION 'the layout of this server differs from the cluster''s'
-            USING ERRCODE = '55000',
-                  DETAIL = format('The registry''s cluster uses %s (recorded by %s at %s); this '
-                                  'server runs %s. IDs of different layouts cannot be compared '
-                                  'or decoded together.',
-                                  snowflake_registry_layout_text(layout.datacenter_bits,
-                                      layout.worker_bits, layout.sequence_bits, layout.epoch_ms),
-                                  layout.recorded_by, layout.recorded_at,
-                                  snowflake_registry_layout_text(datacenter_bits, worker_bits,
-                                      sequence_bits, epoch_ms)),
-                  HINT = 'Give every server of the cluster the same snowflake_id.datacenter_bits, '
-                         'worker_bits, sequence_bits and epoch.';
-    END IF;
-
-    nodes := 1 << (datacenter_bits + worker_bits);
-    IF requested_node IS NOT NULL THEN
-        IF requested_node < 0 OR requested_node >= nodes THEN
-            RAISE EXCEPTION 'node id % is out of range for % datacenter and % worker bits',
-                requested_node, datacenter_bits, worker_bits
-                USING ERRCODE = '22003',
-                      HINT = format('Node ids run from 0 to %s.', nodes - 1);
-        END IF;
-        target := requested_node;
-    ELSE
-        IF preferred_node >= 0 AND preferred_node < nodes THEN
-            SELECT * INTO lease FROM snowflake_registry_lease l WHERE l.node_id = preferred_node;
-            IF NOT FOUND OR NOT snowflake_registry_is_live(lease, now_ts)
-               OR snowflake_registry_may_take(lease, system_id, instance, host, port,
-                                              data_directory, timeline, previous_fence) THEN
-                target := preferred_node;
-            END IF;
-        END IF;
-        IF target IS NULL THEN  -- the lowest id never leased
-            SELECT min(n) INTO target FROM generate_series(0, nodes - 1) n
-            WHERE NOT EXISTS (SELECT FROM snowflake_registry_lease l WHERE l.node_id = n);
-        END IF;
-        IF target IS NULL THEN
-            -- Recycling: the id whose lease ended longest ago, the safe
-            -- choice when clocks may have been set back; first among those
-            -- whose recorded bound is below this server's clock, which it
-            -- can use without running ahead of its clock.
-            SELECT l.node_id INTO target FROM snowflake_registry_lease l
-            WHERE NOT snowflake_registry_is_live(l, now_ts)
-            ORDER BY l.reserved_until_ms + l.holder_max_clock_drift_ms < clock_ms DESC,
-                     coalesce(l.released_at, l.expires_at), l.node_id
-            LIMIT 1;
-        END IF;
-        IF target IS NULL THEN
-            RAISE EXCEPTION 'every node id is leased: % of % held by live servers', nodes, nodes
-                USING ERRCODE = '53400',
-                      HINT = 'Wait for a lease to expire, stop a server, or widen '
-                             'snowflake_id.worker_bits or datacenter_bits (a new layout).';
-        END IF;
-    END IF;
-
-    SELECT * INTO lease FROM snowflake_registry_lease l WHERE l.node_id = target;
-    IF NOT FOUND THEN
-        INSERT INTO snowflake_registry_lease VALUES
-            (target, 1, system_id, instance, host, port, data_directory, timeline,
-             max_clock_drift_ms, now_ts, now_ts, now_ts + ttl_ms * interval '1 ms', NULL, 0);
-        node_id := target;
-        fence := 1;
-        floor_ms := 0;
-        expires_at := now_ts + ttl_ms * interval '1 ms';
-        RETURN;
-    END IF;
-    IF snowflake_registry_is_live(lease, now_ts)
-       AND NOT snowflake_registry_may_take(lease, system_id, instance, host, port,
-                                           data_directory, timeline, previous_fence) THEN
-        RAISE EXCEPTION 'node id % is held by another server', target
-            USING ERRCODE = '55000',
-                  DETAIL = format('It is held by %s, whose lease runs until %s; this server is %s.',
-                                  snowflake_registry_holder_text(lease.holder_host,
-                                      lease.holder_port, lease.holder_data_directory,
-                                      lease.holder_system_id),
-                                  lease.expires_at, me),
-                  HINT = 'Give every server its own snowflake_id.worker_id, or set it to ''auto''. '
-                         'A server that was stopped without a clean shutdown frees its id when '
-                         'its lease expires.';
-    END IF;
-    node_id := target;
-    -- A new fence for every grant, this very run asking again included: a
-    -- give-back the registry runs late (its sender timed out) names the
-    -- fence of the lease it gave back, and must not end one granted since.
-    fence := lease.fence + 1;
-    -- Strictly above every ID the old holder may have issued: it issued
-    -- only below its recorded bound, borrowing at most its drift.
-    floor_ms := lease.reserved_until_ms + lease.holder_max_clock_drift_ms;
-    expires_at := now_ts + ttl_ms * interval '1 ms';
-    UPDATE snowflake_registry_lease l SET
-        fence = fence, holder_system_id = system_id, holder_instance = instance,
-        holder_host = host, holder_port = port, holder_data_directory = data_directory,
-        holder_timeline = timeline, holder_max_clock_drift_ms = max_clock_drift_ms,
-        acquired_at = now_ts, renewed_at = now_ts, expires_at = expires_at, released_at = NULL,
-        reserved_until_ms = floor_ms
-    WHERE l.node_id = target;
+    PERFORM snowflake_registry_refuse_old_server('snowflake_registry_acquire');
 END
 $$;
 
 COMMENT ON FUNCTION snowflake_registry_acquire(integer, integer, bigint, numeric, bigint, text, integer, text, integer, integer, integer, integer, bigint, bigint, bigint, bigint) IS
-'Registry side: lease a node id (a static one, or any free one for ''auto'') for one run of a server; returns the fence and the floor its IDs must start above';
+'Registry side, before 1.5: leased a node id; now refuses the server that calls it, which must be updated';
+
+CREATE OR REPLACE FUNCTION snowflake_registry_renew(node_id integer, fence bigint, instance bigint,
+                                         reserved_until_ms bigint, ttl_ms bigint)
+RETURNS timestamptz LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, @extschema@, pg_temp AS $$
+BEGIN
+    PERFORM snowflake_registry_refuse_old_server('snowflake_registry_renew');
+    RETURN NULL;
+END
+$$;
+
+COMMENT ON FUNCTION snowflake_registry_renew(integer, bigint, bigint, bigint, bigint) IS
+'Registry side, before 1.5: renewed a lease; now refuses the server that calls it, which must be updated';
+
+CREATE OR REPLACE FUNCTION snowflake_registry_release(node_id integer, fence bigint, instance bigint,
+                                           reserved_until_ms bigint)
+RETURNS boolean LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, @extschema@, pg_temp AS $$
+BEGIN
+    PERFORM snowflake_registry_refuse_old_server('snowflake_registry_release');
+    RETURN NULL;
+END
+$$;
+
+COMMENT ON FUNCTION snowflake_registry_release(integer, bigint, bigint, bigint) IS
+'Registry side, before 1.5: gave a lease back; now refuses the server that calls it, which must be updated';
+
+CREATE OR REPLACE FUNCTION snowflake_registry_switch(
+    node_id integer, fence bigint, instance bigint, held_reserved_until_ms bigint,
+    system_id numeric, host text, port integer, data_directory text, timeline integer,
+    max_clock_drift_ms bigint, ttl_ms bigint, clock_ms bigint, reserved_until_ms bigint,
+    OUT new_node_id integer, OUT new_fence bigint, OUT floor_ms bigint,
+    OUT expires_at timestamptz)
+RETURNS record LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, @extschema@, pg_temp AS $$
+BEGIN
+    PERFORM snowflake_registry_refuse_old_server('snowflake_registry_switch');
+END
+$$;
+
+COMMENT ON FUNCTION snowflake_registry_switch(integer, bigint, bigint, bigint, numeric, text, integer, text, integer, bigint, bigint, bigint, bigint) IS
+'Registry side, before 1.5: switched a lease for another node id; now refuses the server that calls it, which must be updated';
+
+-- The rules' helpers of 1.3 and 1.4 go: nothing calls them any more.
+DROP FUNCTION snowflake_registry_may_take(snowflake_registry_lease, numeric, bigint, text, integer, text, integer, bigint);
+DROP FUNCTION snowflake_registry_is_live(snowflake_registry_lease, timestamptz);
 
 -- With numeric (1.5): the casts and comparisons bigint has, for drivers that
 -- send a Decimal or BigDecimal ID (psycopg, pgjdbc's setBigDecimal) and for
@@ -307,12 +201,6 @@ COMMENT ON FUNCTION snowflake_ge(numeric, snowflake) IS 'numeric >= snowflake, c
 ALTER FUNCTION snowflake_registry_layout_text(integer, integer, integer, bigint)
     SET search_path = pg_catalog, @extschema@, pg_temp;
 ALTER FUNCTION snowflake_registry_holder_text(text, integer, text, numeric)
-    SET search_path = pg_catalog, @extschema@, pg_temp;
-ALTER FUNCTION snowflake_registry_is_live(snowflake_registry_lease, timestamptz)
-    SET search_path = pg_catalog, @extschema@, pg_temp;
-ALTER FUNCTION snowflake_registry_renew(integer, bigint, bigint, bigint, bigint)
-    SET search_path = pg_catalog, @extschema@, pg_temp;
-ALTER FUNCTION snowflake_registry_switch(integer, bigint, bigint, bigint, numeric, text, integer, text, integer, bigint, bigint, bigint, bigint)
     SET search_path = pg_catalog, @extschema@, pg_temp;
 
 -- With smallint (1.5): psycopg 3 sends a Python int below 32768 as a

@@ -77,8 +77,8 @@ DROP EXTENSION snowflake_id;
 -- An install of 1.4 or before, relocatable then, that was moved with ALTER
 -- EXTENSION SET SCHEMA: 1.4's control file said relocatable, which the
 -- catalog flag stands in for here. The update pins the functions to the
--- schema the extension is in now, and its registry works from there with
--- a search_path that does not name that schema.
+-- schema the extension is in now, and its registry's functions and view
+-- work from there with a search_path that does not name that schema.
 CREATE EXTENSION snowflake_id VERSION '1.4';
 UPDATE pg_extension SET extrelocatable = true WHERE extname = 'snowflake_id';
 ALTER EXTENSION snowflake_id SET SCHEMA sf_ids;
@@ -88,12 +88,20 @@ WHERE extname = 'snowflake_id';
 SELECT p.proname, p.proconfig FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
 WHERE p.pronamespace = 'sf_ids'::regnamespace AND l.lanname IN ('sql', 'plpgsql')
 ORDER BY p.proname;
+INSERT INTO sf_ids.snowflake_registry_layout VALUES
+    (true, 0, 2, 12, 1577836800000, '2026-01-01', 'hosta:5432, data directory /data/a, system identifier 7001');
+INSERT INTO sf_ids.snowflake_registry_lease VALUES
+    (0, 1, 7001, 101, 'hosta', 5432, '/data/a', 1, 1000, '2026-01-01', '2026-01-01',
+     'infinity', NULL, 5000);
 SET search_path = pg_catalog;
-SELECT node_id, fence, floor_ms FROM sf_ids.snowflake_registry_acquire(
-    NULL, NULL, NULL, 7001, 101, 'hosta', 5432, '/data/a', 1, 0, 2, 12, 1577836800000, 1000,
-    60000, 0);
-SELECT sf_ids.snowflake_registry_renew(0, 1, 101, 5000, 60000) IS NOT NULL AS renewed;
-SELECT node_id, state, holder FROM sf_ids.snowflake_registry_leases;
+-- A server before 1.5 calling it is refused, with the extension's message.
+DO $$
+BEGIN
+    PERFORM sf_ids.snowflake_registry_renew(0, 1, 101, 5000, 60000);
+EXCEPTION WHEN feature_not_supported THEN
+    RAISE NOTICE '%', SQLERRM;
+END $$;
+SELECT node_id, state, holder, layout FROM sf_ids.snowflake_registry_leases;
 RESET search_path;
 DROP EXTENSION snowflake_id;
 DROP SCHEMA sf_ids;

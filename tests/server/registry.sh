@@ -18,9 +18,9 @@
 #    thawed with SIGCONT: the old node refuses, every ID of the new node is
 #    above every ID of the old one, and no ID repeats.
 #  - PostgreSQL store: a registry role whose search_path leads to another
-#    role's look-alikes of the registry's tables, functions and operators
-#    leases, renews and gives back in the extension's own table, and runs
-#    none of them.
+#    role's look-alikes of the registry's tables and of built-in functions,
+#    operators and types leases, renews and gives back in the extension's
+#    own table, and runs none of them.
 set -euo pipefail
 source "$(dirname "$0")/../lib/cluster.sh"
 sf_init_workspace
@@ -241,24 +241,16 @@ sf_expect_eq "no ID repeats across every node" 0 \
 
 # --- search_path: a registry role led to look-alikes runs none of them ---------
 # The registry role's search_path starts with a schema an ordinary role owns,
-# holding look-alikes of the registry's tables, of its four functions (as
-# the worker calls them) and of the built-in operators the worker's queries
-# and the functions' bodies use; each look-alike notes that it ran. The
-# worker calls the extension's functions by their schema, and their bodies
-# pin their own search_path: the lease lands in the extension's table, and
-# nothing of the look-alikes is touched or run. (pg_temp is the worker's own
-# session's: no other role can plant anything there. The functions search it
-# last: sql/snowflake_search_path.sql.) The Redis store runs no SQL.
+# holding look-alikes of the registry's tables and of the built-in
+# functions, operators and types the worker's statements use; each
+# look-alike notes that it ran. The worker names everything by its schema:
+# the lease lands in the extension's table, and nothing of the look-alikes
+# is touched or run. (pg_temp is the worker's own session's: no other role
+# can plant anything there.) The Redis store runs no SQL.
 if [ "$SF_REGISTRY_STORE" != redis ]; then
     sf_psql registry <<'SQL'
 CREATE ROLE sf_mallory;
 CREATE ROLE sf_lessee LOGIN;
-GRANT EXECUTE ON FUNCTION
-    snowflake_registry_acquire(integer, integer, bigint, numeric, bigint, text, integer, text, integer, integer, integer, integer, bigint, bigint, bigint, bigint),
-    snowflake_registry_renew(integer, bigint, bigint, bigint, bigint),
-    snowflake_registry_release(integer, bigint, bigint, bigint),
-    snowflake_registry_switch(integer, bigint, bigint, bigint, numeric, text, integer, text, integer, bigint, bigint, bigint, bigint)
-    TO sf_lessee;
 GRANT SELECT, INSERT, UPDATE ON snowflake_registry_lease, snowflake_registry_layout TO sf_lessee;
 CREATE SCHEMA evil AUTHORIZATION sf_mallory;
 CREATE TABLE evil.snowflake_registry_layout (LIKE public.snowflake_registry_layout);
@@ -272,24 +264,22 @@ GRANT USAGE ON SCHEMA evil TO PUBLIC;
 GRANT ALL ON evil.snowflake_registry_layout, evil.snowflake_registry_lease TO PUBLIC;
 CREATE TABLE evil.ran (what text);
 GRANT INSERT ON evil.ran TO PUBLIC;
--- The worker's calls: a grant of node id 1000 that never ends.
-CREATE FUNCTION evil.snowflake_registry_acquire(integer, integer, bigint, numeric, bigint, text,
-    integer, text, integer, integer, integer, integer, bigint, bigint, bigint, bigint,
-    OUT node_id integer, OUT fence bigint, OUT floor_ms bigint, OUT expires_at timestamptz)
-LANGUAGE plpgsql AS $$
-BEGIN
-    INSERT INTO evil.ran VALUES ('acquire');
-    node_id := 1000; fence := 1; floor_ms := 0; expires_at := 'infinity';
-END $$;
-CREATE FUNCTION evil.snowflake_registry_renew(integer, bigint, bigint, bigint, bigint)
-RETURNS timestamptz LANGUAGE plpgsql AS $$
-BEGIN INSERT INTO evil.ran VALUES ('renew'); RETURN '3000-01-01'; END $$;
-CREATE FUNCTION evil.snowflake_registry_release(integer, bigint, bigint, bigint)
-RETURNS boolean LANGUAGE plpgsql AS $$
-BEGIN INSERT INTO evil.ran VALUES ('release'); RETURN true; END $$;
+CREATE FUNCTION evil.noted(what text) RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN INSERT INTO evil.ran VALUES (what); RETURN true; END $$;
+-- Built-in functions with their exact signatures, ahead of pg_catalog.
+CREATE FUNCTION evil.clock_timestamp() RETURNS timestamptz LANGUAGE plpgsql AS $$
+BEGIN INSERT INTO evil.ran VALUES ('clock_timestamp'); RETURN '3000-01-01'; END $$;
+CREATE FUNCTION evil.floor(numeric) RETURNS numeric LANGUAGE plpgsql AS $$
+BEGIN INSERT INTO evil.ran VALUES ('floor'); RETURN 0; END $$;
+CREATE FUNCTION evil.ceil(numeric) RETURNS numeric LANGUAGE plpgsql AS $$
+BEGIN INSERT INTO evil.ran VALUES ('ceil'); RETURN 0; END $$;
 -- Built-in operators with their exact signatures, ahead of pg_catalog.
 CREATE FUNCTION evil.numeric_mul(numeric, integer) RETURNS numeric LANGUAGE plpgsql AS $$
 BEGIN INSERT INTO evil.ran VALUES ('numeric *'); RETURN $1 OPERATOR(pg_catalog.*) $2; END $$;
+CREATE FUNCTION evil.bigint_interval_mul(bigint, interval) RETURNS interval LANGUAGE plpgsql AS $$
+BEGIN INSERT INTO evil.ran VALUES ('bigint * interval'); RETURN $1 OPERATOR(pg_catalog.*) $2; END $$;
+CREATE FUNCTION evil.ts_plus(timestamptz, interval) RETURNS timestamptz LANGUAGE plpgsql AS $$
+BEGIN INSERT INTO evil.ran VALUES ('timestamptz +'); RETURN $1 OPERATOR(pg_catalog.+) $2; END $$;
 CREATE FUNCTION evil.name_eq(name, name) RETURNS boolean LANGUAGE plpgsql AS $$
 BEGIN INSERT INTO evil.ran VALUES ('name ='); RETURN $1 OPERATOR(pg_catalog.=) $2; END $$;
 CREATE FUNCTION evil.oid_eq(oid, oid) RETURNS boolean LANGUAGE plpgsql AS $$
@@ -297,9 +287,15 @@ BEGIN INSERT INTO evil.ran VALUES ('oid ='); RETURN $1 OPERATOR(pg_catalog.=) $2
 CREATE FUNCTION evil.int4_eq(integer, integer) RETURNS boolean LANGUAGE plpgsql AS $$
 BEGIN INSERT INTO evil.ran VALUES ('integer ='); RETURN $1 OPERATOR(pg_catalog.=) $2; END $$;
 CREATE OPERATOR evil.* (LEFTARG = numeric, RIGHTARG = integer, FUNCTION = evil.numeric_mul);
+CREATE OPERATOR evil.* (LEFTARG = bigint, RIGHTARG = interval, FUNCTION = evil.bigint_interval_mul);
+CREATE OPERATOR evil.+ (LEFTARG = timestamptz, RIGHTARG = interval, FUNCTION = evil.ts_plus);
 CREATE OPERATOR evil.= (LEFTARG = name, RIGHTARG = name, FUNCTION = evil.name_eq);
 CREATE OPERATOR evil.= (LEFTARG = oid, RIGHTARG = oid, FUNCTION = evil.oid_eq);
 CREATE OPERATOR evil.= (LEFTARG = integer, RIGHTARG = integer, FUNCTION = evil.int4_eq);
+-- Types that are no keywords resolve through the search_path too: text
+-- and timestamptz, as domains that note every value cast to them.
+CREATE DOMAIN evil.text AS pg_catalog.text CHECK (evil.noted('text'));
+CREATE DOMAIN evil.timestamptz AS pg_catalog.timestamptz CHECK (evil.noted('timestamptz'));
 SQL
     lessee_conf="snowflake_id.registry = '$(sf_connstr registry | sed 's/user=postgres/user=sf_lessee/')'"
     sf_new lured "snowflake_id.worker_id = 'auto'" "$lessee_conf" "$ttl_conf"
@@ -320,10 +316,9 @@ SQL
     sf_expect_eq "the look-alike tables stay empty" "0 0" "$(sf_psql registry -c "
         SELECT (SELECT count(*) FROM evil.snowflake_registry_lease) || ' '
                || (SELECT count(*) FROM evil.snowflake_registry_layout)")"
-    sf_expect_eq "the test means something: the lessee's own unqualified call runs a look-alike" \
-        "1000 acquire" "$(sf_psql registry -c "
+    sf_expect_eq "the test means something: the lessee's own unqualified statements use the look-alikes" \
+        "clock_timestamp, integer =, text" "$(sf_psql registry -c "
             SET ROLE sf_lessee; SET search_path = evil, pg_catalog, public;
-            SELECT node_id FROM snowflake_registry_acquire(NULL, NULL, NULL, 1, 1, 'h', 1, '/d',
-                1, 0, 10, 12, 0, 0, 1, 0);
-            RESET ROLE; SELECT string_agg(what, ', ') FROM evil.ran" | paste -sd' ')"
+            SELECT clock_timestamp(), 1 = 1, 'x'::text;
+            RESET ROLE; SELECT string_agg(what, ', ' ORDER BY what) FROM evil.ran" | tail -1)"
 fi

@@ -104,17 +104,37 @@ class PgRegistryStore final : public snowflake::RegistryStore {
                                         snowflake::Error *err) override;
 
   private:
+    // A statement of a pipeline, with its parameters as text.
+    struct Statement {
+        const char *sql;
+        int nparams;
+        const char *const *params;
+    };
+
     snowflake::StoreOutcome connect(snowflake::Error *err);
     void disconnect();
-    // Runs SELECT columns FROM <the extension's schema>.call: connects and
-    // looks the schema up first if need be.
-    snowflake::StoreOutcome query(const char *columns, const char *call, int nparams,
-                                  const char *const *params, PGresult **rows,
-                                  snowflake::Error *err);
-    // One statement on the open connection.
-    snowflake::StoreOutcome run(const char *sql, int nparams, const char *const *params,
-                                PGresult **rows, snowflake::Error *err);
-    snowflake::StoreOutcome find_schema(snowflake::Error *err);
+    // One registry call on the open (or a new) connection: read_view(),
+    // then decide(view, &writes, err), then write_and_commit(). node: the
+    // lease to read, or -1 for all.
+    template <typename Decide>
+    snowflake::StoreOutcome call(int64_t node, Decide decide, snowflake::Error *err);
+    // BEGIN, the lock, the registry's clock, the layout and the leases.
+    snowflake::StoreOutcome read_view(int64_t node, int64_t until_mono_ns,
+                                      snowflake::RegistryView *view, snowflake::Error *err);
+    // The records the rule decided, then COMMIT.
+    snowflake::StoreOutcome write_and_commit(const snowflake::RegistryWrites &writes,
+                                             int64_t until_mono_ns, snowflake::Error *err);
+    // Sends count statements as one pipeline and waits for their results
+    // (results[i]: the caller clears them). The first error fails the
+    // whole, drops the connection (and with it any transaction open) and
+    // says why in *err: unreachable for a class 08 or 57 SQLSTATE, refused
+    // otherwise.
+    snowflake::StoreOutcome exchange(int count, const Statement *statements, PGresult **results,
+                                     int64_t until_mono_ns, snowflake::Error *err);
+    // The next result, waiting for it; false when the time limit passed,
+    // *stop is set or the connection broke.
+    bool next_result(int64_t until_mono_ns, PGresult **result);
+    snowflake::StoreOutcome find_schema(int64_t until_mono_ns, snowflake::Error *err);
     snowflake::StoreOutcome unreachable(const char *what, snowflake::Error *err);
     // Waits for the socket; false when the time limit passed or *stop is set.
     bool wait_socket(int events, int64_t until_mono_ns);

@@ -1,22 +1,32 @@
 // The PostgreSQL store of node id leases: a registry database where
-// snowflake_id is installed, reached with libpq. Its SQL
-// (snowflake_id--1.3.sql, "The registry of node ids") does each step
-// atomically; this file only calls it.
+// snowflake_id is installed, reached with libpq. Each call is one
+// transaction: it locks snowflake_registry_lease in SHARE ROW EXCLUSIVE
+// mode (the lock the registry's SQL functions of 1.3 and 1.4 took, so that
+// servers before 1.5, which still call them, wait for it and it for them),
+// reads the registry's clock, the layout and the leases the rule needs,
+// lets the core's rule decide (src/core/lease_rules.hpp) and writes what
+// it decided before COMMIT. Nothing of the rules is here or in the SQL.
 //
-// Every name in the queries sent is schema-qualified, operators included:
-// the registry role's search_path may start with a schema another role can
-// write to, whose look-alike snowflake_registry_acquire or = would
-// otherwise run in place of the extension's. The extension's schema is
-// looked up in pg_catalog once per connection.
+// Every name in the statements sent is schema-qualified, operators and
+// types included: the registry role's search_path may start with a schema
+// another role can write to, whose look-alike snowflake_registry_lease, =
+// or text would otherwise be used in place of the extension's. The
+// extension's schema is looked up in pg_catalog once per connection.
 //
 // libpq is used as the WAL receiver and dblink use it inside a server
-// process: a non-blocking connection and queries, waited on with
-// WaitLatchOrSocket, so that a shutdown request, SIGHUP and the
-// postmaster's death are seen at once and every network wait has a time
-// limit. Only the registry worker (pg_registry.cpp) uses it.
+// process: a non-blocking connection, waited on with WaitLatchOrSocket, so
+// that a shutdown request, SIGHUP and the postmaster's death are seen at
+// once and every network wait has a time limit. The statements go in
+// pipeline mode, with their parameters: the read is one round trip, the
+// write and its COMMIT another, so the lock is held for about one round
+// trip. Only the registry worker (pg_registry.cpp) uses it.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
+#include <vector>
+
+#include "core/lease_rules.hpp"
 
 #include "pg_registry.hpp"
 
@@ -97,24 +107,125 @@ snowflake::StoreOutcome PgRegistryStore::connect(snowflake::Error *err) {
         }
         poll = PQconnectPoll(conn_);
     }
-    if (PQsetnonblocking(conn_, 1) != 0) {
+    if (PQsetnonblocking(conn_, 1) != 0 || !PQenterPipelineMode(conn_)) {
         return unreachable("could not use the connection", err);
     }
     // A server that is its own registry (a Citus coordinator): the session
     // serving us is one of this server's backends. Held between calls, it
     // would keep a smart shutdown waiting for it forever, as for any client
-    // session; so it is closed after every call (query()).
+    // session; so it is closed after every call (call()).
     own_server_ = BackendPidGetProc(PQbackendPID(conn_)) != nullptr;
     return snowflake::StoreOutcome::ok;
 }
 
-snowflake::StoreOutcome PgRegistryStore::find_schema(snowflake::Error *err) {
+bool PgRegistryStore::next_result(int64_t until_mono_ns, PGresult **result) {
+    *result = nullptr;
+    while (PQisBusy(conn_)) {
+        if (!wait_socket(WL_SOCKET_READABLE, until_mono_ns) || !PQconsumeInput(conn_)) {
+            return false;
+        }
+    }
+    *result = PQgetResult(conn_);
+    return true;
+}
+
+snowflake::StoreOutcome PgRegistryStore::exchange(int count, const Statement *statements,
+                                                  PGresult **results, int64_t until_mono_ns,
+                                                  snowflake::Error *err) {
+    for (int i = 0; i < count; ++i) {
+        results[i] = nullptr;
+    }
+    for (int i = 0; i < count; ++i) {
+        if (!PQsendQueryParams(conn_, statements[i].sql, statements[i].nparams, nullptr,
+                               statements[i].params, nullptr, nullptr, 0)) {
+            return unreachable("could not send a query", err);
+        }
+    }
+    if (!PQpipelineSync(conn_)) {
+        return unreachable("could not send a query", err);
+    }
+    for (;;) {  // flush what is queued
+        const int flushed = PQflush(conn_);
+        if (flushed == 0) {
+            break;
+        }
+        if (flushed < 0 || !wait_socket(WL_SOCKET_WRITEABLE, until_mono_ns)) {
+            return unreachable("could not send a query", err);
+        }
+    }
+    // Each statement's result is followed by a null; the sync's result comes
+    // last. After an error, the statements after it are aborted.
+    PGresult *failed = nullptr;
+    bool answered = true;
+    for (int i = 0; i < count && answered; ++i) {
+        PGresult *r = nullptr;
+        answered = next_result(until_mono_ns, &r) && r != nullptr;
+        if (!answered) {
+            break;
+        }
+        const ExecStatusType status = PQresultStatus(r);
+        if (status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK) {
+            results[i] = r;
+        } else if (failed == nullptr && status != PGRES_PIPELINE_ABORTED) {
+            failed = r;
+        } else {
+            PQclear(r);
+        }
+        while ((answered = next_result(until_mono_ns, &r)) && r != nullptr) {
+            PQclear(r);
+        }
+    }
+    if (answered) {
+        PGresult *r = nullptr;
+        answered = next_result(until_mono_ns, &r) && r != nullptr &&
+                   PQresultStatus(r) == PGRES_PIPELINE_SYNC;
+        if (r != nullptr) {
+            PQclear(r);
+        }
+    }
+    if (failed == nullptr && answered) {
+        return snowflake::StoreOutcome::ok;
+    }
+    for (int i = 0; i < count; ++i) {
+        if (results[i] != nullptr) {
+            PQclear(results[i]);
+            results[i] = nullptr;
+        }
+    }
+    if (failed == nullptr) {
+        return unreachable("no answer to a query", err);
+    }
+    const char *state = PQresultErrorField(failed, PG_DIAG_SQLSTATE);
+    const char *primary = PQresultErrorField(failed, PG_DIAG_MESSAGE_PRIMARY);
+    const char *detail = PQresultErrorField(failed, PG_DIAG_MESSAGE_DETAIL);
+    // The registry's own texts fit whole (error.hpp); others are marked
+    // where cut, and logged.
+    snowflake::fail(err, snowflake::ErrorCode::registry, "%s", "");
+    const char *message = primary != nullptr ? primary : PQresultErrorMessage(failed);
+    sf_registry_quote(message, strlen(message), err->message, sizeof err->message);
+    if (detail != nullptr) {
+        sf_registry_quote(detail, strlen(detail), err->detail, sizeof err->detail);
+    }
+    // A class 08 (connection) or 57 (operator intervention: the registry
+    // shutting down) error is the network's, not the registry's answer.
+    const bool network =
+        state != nullptr && (strncmp(state, "08", 2) == 0 || strncmp(state, "57", 2) == 0);
+    PQclear(failed);
+    // A transaction the error left open and aborted ends with the
+    // connection; so does a schema that went away (the extension dropped
+    // and made anew elsewhere): it is looked up again on the next one.
+    disconnect();
+    return network ? snowflake::StoreOutcome::unreachable : snowflake::StoreOutcome::refused;
+}
+
+snowflake::StoreOutcome PgRegistryStore::find_schema(int64_t until_mono_ns, snowflake::Error *err) {
+    const Statement lookup = {
+        "SELECT pg_catalog.quote_ident(n.nspname) FROM pg_catalog.pg_extension e "
+        "JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace "
+        "WHERE e.extname OPERATOR(pg_catalog.=) 'snowflake_id'",
+        0, nullptr};
     PGresult *rows = nullptr;
-    const snowflake::StoreOutcome outcome =
-        run("SELECT pg_catalog.quote_ident(n.nspname) FROM pg_catalog.pg_extension e "
-            "JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace "
-            "WHERE e.extname OPERATOR(pg_catalog.=) 'snowflake_id'",
-            0, nullptr, &rows, err);
+    const snowflake::StoreOutcome outcome = exchange(1, &lookup, &rows, until_mono_ns, err);
     if (outcome != snowflake::StoreOutcome::ok) {
         return outcome;
     }
@@ -135,174 +246,339 @@ snowflake::StoreOutcome PgRegistryStore::find_schema(snowflake::Error *err) {
     return snowflake::StoreOutcome::ok;
 }
 
-snowflake::StoreOutcome PgRegistryStore::query(const char *columns, const char *call, int nparams,
-                                               const char *const *params, PGresult **rows,
-                                               snowflake::Error *err) {
-    *rows = nullptr;
-    snowflake::StoreOutcome outcome = connect(err);
-    if (outcome == snowflake::StoreOutcome::ok && schema_[0] == '\0') {
-        outcome = find_schema(err);
-    }
-    if (outcome == snowflake::StoreOutcome::ok) {
-        char sql[1024];
-        const int len = snprintf(sql, sizeof sql, "SELECT %s FROM %s.%s", columns, schema_, call);
-        if (len < 0 || static_cast<size_t>(len) >= sizeof sql) {
-            elog(ERROR, "snowflake_id: a registry query does not fit its buffer");
-        }
-        outcome = run(sql, nparams, params, rows, err);
-    }
-    if (outcome == snowflake::StoreOutcome::refused) {
-        // Looked up again before the next call: a refusal may be a schema
-        // that went away (the extension dropped and made anew elsewhere).
-        schema_[0] = '\0';
-    }
-    if (own_server_) {
-        disconnect();  // connect() says why; the result outlives the connection
-    }
-    return outcome;
-}
-
-snowflake::StoreOutcome PgRegistryStore::run(const char *sql, int nparams,
-                                             const char *const *params, PGresult **rows,
-                                             snowflake::Error *err) {
-    *rows = nullptr;
-    const int64_t until = sf_registry_call_until_ns();
-    if (!PQsendQueryParams(conn_, sql, nparams, nullptr, params, nullptr, nullptr, 0)) {
-        return unreachable("could not send a query", err);
-    }
-    for (;;) {  // flush what is queued
-        const int flushed = PQflush(conn_);
-        if (flushed == 0) {
-            break;
-        }
-        if (flushed < 0 || !wait_socket(WL_SOCKET_WRITEABLE, until)) {
-            return unreachable("could not send a query", err);
-        }
-    }
-    PGresult *last = nullptr;
-    for (;;) {
-        while (PQisBusy(conn_)) {
-            if (!wait_socket(WL_SOCKET_READABLE, until) || !PQconsumeInput(conn_)) {
-                if (last != nullptr) {
-                    PQclear(last);
-                }
-                return unreachable("no answer to a query", err);
-            }
-        }
-        PGresult *r = PQgetResult(conn_);
-        if (r == nullptr) {
-            break;
-        }
-        if (last != nullptr) {
-            PQclear(last);
-        }
-        last = r;
-    }
-    if (last == nullptr) {
-        return unreachable("no answer to a query", err);
-    }
-    if (PQresultStatus(last) == PGRES_TUPLES_OK) {
-        *rows = last;
-        return snowflake::StoreOutcome::ok;
-    }
-    const char *state = PQresultErrorField(last, PG_DIAG_SQLSTATE);
-    const char *primary = PQresultErrorField(last, PG_DIAG_MESSAGE_PRIMARY);
-    const char *detail = PQresultErrorField(last, PG_DIAG_MESSAGE_DETAIL);
-    // The registry's own texts fit whole (error.hpp); others are marked
-    // where cut, and logged.
-    snowflake::fail(err, snowflake::ErrorCode::registry, "%s", "");
-    const char *message = primary != nullptr ? primary : PQresultErrorMessage(last);
-    sf_registry_quote(message, strlen(message), err->message, sizeof err->message);
-    if (detail != nullptr) {
-        sf_registry_quote(detail, strlen(detail), err->detail, sizeof err->detail);
-    }
-    // A class 08 (connection) or 57 (operator intervention: the registry
-    // shutting down) error is the network's, not the registry's answer.
-    const bool network =
-        state != nullptr && (strncmp(state, "08", 2) == 0 || strncmp(state, "57", 2) == 0);
-    PQclear(last);
-    if (network) {
-        disconnect();
-        return snowflake::StoreOutcome::unreachable;
-    }
-    return snowflake::StoreOutcome::refused;
-}
-
 namespace {
 
-// A grant from the first three columns of an acquire or a switch.
-void read_grant(PGresult *rows, snowflake::LeaseGrant *grant) {
-    grant->node = strtoll(PQgetvalue(rows, 0, 0), nullptr, 10);
-    grant->fence = strtoll(PQgetvalue(rows, 0, 1), nullptr, 10);
-    grant->floor_unix_ms = strtoll(PQgetvalue(rows, 0, 2), nullptr, 10);
+// A timestamptz column as ms since 1970: down (floor) or up (ceil). A
+// lease's end is read up and the registry's clock down, so that no lease
+// looks over before it is (lease_rules.hpp).
+std::string ms_of(const char *rounding, const char *column) {
+    return std::string("pg_catalog.") + rounding + "(EXTRACT(epoch FROM " + column +
+           ") OPERATOR(pg_catalog.*) 1000)::bigint";
+}
+
+// Parameter n (ms since 1970) as a timestamptz, exactly.
+std::string time_of(int n) {
+    return "('epoch'::pg_catalog.timestamptz OPERATOR(pg_catalog.+) ($" + std::to_string(n) +
+           "::bigint OPERATOR(pg_catalog.*) '1 ms'::interval))";
+}
+
+int64_t int_at(PGresult *rows, int row, int column) {
+    return strtoll(PQgetvalue(rows, row, column), nullptr, 10);
+}
+
+int64_t ms_at(PGresult *rows, int row, int column) {
+    return PQgetisnull(rows, row, column) ? 0 : int_at(rows, row, column);
+}
+
+// The lease columns, written and read in this order.
+constexpr const char *kLeaseColumns[] = {"node_id",
+                                         "fence",
+                                         "holder_system_id",
+                                         "holder_instance",
+                                         "holder_host",
+                                         "holder_port",
+                                         "holder_data_directory",
+                                         "holder_timeline",
+                                         "holder_max_clock_drift_ms",
+                                         "acquired_at",
+                                         "renewed_at",
+                                         "expires_at",
+                                         "released_at",
+                                         "reserved_until_ms"};
+constexpr int kLeaseColumnCount = sizeof kLeaseColumns / sizeof kLeaseColumns[0];
+// Their types as parameters; times are ms, written by time_of().
+constexpr const char *kLeaseTypes[] = {"integer",         "bigint",          "pg_catalog.numeric",
+                                       "bigint",          "pg_catalog.text", "integer",
+                                       "pg_catalog.text", "integer",         "bigint",
+                                       nullptr,           nullptr,           nullptr,
+                                       nullptr,           "bigint"};
+
+snowflake::LeaseRecord lease_at(PGresult *rows, int row) {
+    snowflake::LeaseRecord l;
+    l.node = int_at(rows, row, 0);
+    l.fence = int_at(rows, row, 1);
+    l.holder_system_id = strtoull(PQgetvalue(rows, row, 2), nullptr, 10);
+    l.holder_instance = int_at(rows, row, 3);
+    l.holder_host = PQgetvalue(rows, row, 4);
+    l.holder_port = static_cast<int>(int_at(rows, row, 5));
+    l.holder_data_directory = PQgetvalue(rows, row, 6);
+    l.holder_timeline = static_cast<int>(int_at(rows, row, 7));
+    l.holder_max_clock_drift_ms = int_at(rows, row, 8);
+    l.acquired_at_ms = int_at(rows, row, 9);
+    l.renewed_at_ms = int_at(rows, row, 10);
+    l.expires_at_ms = int_at(rows, row, 11);
+    l.released_at_ms = ms_at(rows, row, 12);
+    l.reserved_until_ms = int_at(rows, row, 13);
+    return l;
+}
+
+// A statement's parameters as text; absent ones are NULL.
+class Params {
+  public:
+    int add(int64_t v) { return add_text(std::to_string(v)); }
+    int add_unsigned(uint64_t v) { return add_text(std::to_string(v)); }
+    int add_text(std::string v) {
+        texts_.push_back(std::move(v));
+        present_.push_back(true);
+        return static_cast<int>(texts_.size());
+    }
+    int add_null() {
+        texts_.emplace_back();
+        present_.push_back(false);
+        return static_cast<int>(texts_.size());
+    }
+    int count() const { return static_cast<int>(texts_.size()); }
+    // Valid until the next add.
+    const char *const *values() {
+        values_.clear();
+        for (size_t i = 0; i < texts_.size(); ++i) {
+            values_.push_back(present_[i] ? texts_[i].c_str() : nullptr);
+        }
+        return values_.data();
+    }
+
+  private:
+    std::vector<std::string> texts_;
+    std::vector<bool> present_;
+    std::vector<const char *> values_;
+};
+
+void add_lease(const snowflake::LeaseRecord &l, Params *p) {
+    p->add(l.node);
+    p->add(l.fence);
+    p->add_unsigned(l.holder_system_id);
+    p->add(l.holder_instance);
+    p->add_text(l.holder_host);
+    p->add(l.holder_port);
+    p->add_text(l.holder_data_directory);
+    p->add(l.holder_timeline);
+    p->add(l.holder_max_clock_drift_ms);
+    p->add(l.acquired_at_ms);
+    p->add(l.renewed_at_ms);
+    p->add(l.expires_at_ms);
+    if (l.released_at_ms != 0) {
+        p->add(l.released_at_ms);
+    } else {
+        p->add_null();
+    }
+    p->add(l.reserved_until_ms);
 }
 
 }  // namespace
 
-snowflake::StoreOutcome PgRegistryStore::acquire(const snowflake::LeaseRequest &request,
-                                                 snowflake::LeaseGrant *grant,
-                                                 snowflake::Error *err) {
-    const AcquireArgs args(request, nullptr);
-    PGresult *rows = nullptr;
+snowflake::StoreOutcome PgRegistryStore::read_view(int64_t node, int64_t until_mono_ns,
+                                                   snowflake::RegistryView *view,
+                                                   snowflake::Error *err) {
+    const std::string schema = schema_;
+    const std::string lock =
+        "LOCK TABLE " + schema + ".snowflake_registry_lease IN SHARE ROW EXCLUSIVE MODE";
+    // The clock is read after the lock: every call before this one has
+    // committed by then.
+    const std::string clock_and_layout =
+        "SELECT " + ms_of("floor", "c.now") +
+        ", l.datacenter_bits, l.worker_bits, l.sequence_bits, l.epoch_ms, " +
+        ms_of("floor", "l.recorded_at") +
+        ", l.recorded_by FROM (VALUES (pg_catalog.clock_timestamp())) c (now) LEFT JOIN " + schema +
+        ".snowflake_registry_layout l ON true";
+    std::string leases = "SELECT ";
+    for (int i = 0; i < kLeaseColumnCount; ++i) {
+        const char *c = kLeaseColumns[i];
+        leases += i == 0 ? "" : ", ";
+        leases += kLeaseTypes[i] != nullptr ? std::string(c)
+                  : strcmp(c, "expires_at") == 0 || strcmp(c, "released_at") == 0
+                      ? ms_of("ceil", c)
+                      : ms_of("floor", c);
+    }
+    leases += " FROM " + schema + ".snowflake_registry_lease";
+    const std::string node_text = std::to_string(node);
+    const char *node_param = node_text.c_str();
+    if (node >= 0) {
+        leases += " WHERE node_id OPERATOR(pg_catalog.=) $1::integer";
+    }
+    // READ COMMITTED whatever the role's default: each statement sees what
+    // was committed before it, the layout and leases after the lock.
+    const Statement statements[] = {
+        {"BEGIN ISOLATION LEVEL READ COMMITTED", 0, nullptr},
+        {lock.c_str(), 0, nullptr},
+        {clock_and_layout.c_str(), 0, nullptr},
+        {leases.c_str(), node >= 0 ? 1 : 0, node >= 0 ? &node_param : nullptr},
+    };
+    constexpr int kCount = sizeof statements / sizeof statements[0];
+    PGresult *results[kCount];
     const snowflake::StoreOutcome outcome =
-        query("node_id, fence, floor_ms",
-              "snowflake_registry_acquire($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, "
-              "$14, $15, $16)",
-              AcquireArgs::kCount, args.values(), &rows, err);
+        exchange(kCount, statements, results, until_mono_ns, err);
     if (outcome != snowflake::StoreOutcome::ok) {
         return outcome;
     }
-    read_grant(rows, grant);
-    PQclear(rows);
+    PGresult *head = results[2];
+    view->now_ms = int_at(head, 0, 0);
+    if (!PQgetisnull(head, 0, 1)) {
+        snowflake::LayoutRecord layout;
+        layout.datacenter_bits = static_cast<int>(int_at(head, 0, 1));
+        layout.worker_bits = static_cast<int>(int_at(head, 0, 2));
+        layout.sequence_bits = static_cast<int>(int_at(head, 0, 3));
+        layout.epoch_ms = int_at(head, 0, 4);
+        layout.recorded_at_ms = int_at(head, 0, 5);
+        layout.recorded_by = PQgetvalue(head, 0, 6);
+        view->layout = layout;
+    }
+    for (int row = 0; row < PQntuples(results[3]); ++row) {
+        view->leases.push_back(lease_at(results[3], row));
+    }
+    // The tables keep every record: none is dropped, none can be lost
+    // unnoticed.
+    view->can_lose_data = false;
+    view->never_leased_from = 0;
+    for (PGresult *r : results) {
+        PQclear(r);
+    }
     return snowflake::StoreOutcome::ok;
+}
+
+snowflake::StoreOutcome PgRegistryStore::write_and_commit(const snowflake::RegistryWrites &writes,
+                                                          int64_t until_mono_ns,
+                                                          snowflake::Error *err) {
+    // A PostgreSQL registry keeps its records, so the rules give it no loss
+    // guard and drop no record (RegistryView::can_lose_data is false).
+    const std::string schema = schema_;
+    Params params;
+    std::string sql;
+    if (writes.layout) {
+        const snowflake::LayoutRecord &l = *writes.layout;
+        const int dc = params.add(l.datacenter_bits);
+        params.add(l.worker_bits);
+        params.add(l.sequence_bits);
+        params.add(l.epoch_ms);
+        params.add(l.recorded_at_ms);
+        params.add_text(l.recorded_by);
+        sql = "INSERT INTO " + schema +
+              ".snowflake_registry_layout (only_row, datacenter_bits, worker_bits, "
+              "sequence_bits, epoch_ms, recorded_at, recorded_by) VALUES (true, $" +
+              std::to_string(dc) + "::integer, $" + std::to_string(dc + 1) + "::integer, $" +
+              std::to_string(dc + 2) + "::integer, $" + std::to_string(dc + 3) + "::bigint, " +
+              time_of(dc + 4) + ", $" + std::to_string(dc + 5) + "::pg_catalog.text)";
+    }
+    if (!writes.leases.empty()) {
+        // The layout (when new) and the leases in one statement: the layout
+        // as a WITH, which runs whether or not it is read.
+        std::string upsert = "INSERT INTO " + schema + ".snowflake_registry_lease (";
+        std::string update;
+        for (int i = 0; i < kLeaseColumnCount; ++i) {
+            upsert += std::string(i == 0 ? "" : ", ") + kLeaseColumns[i];
+            if (i > 0) {
+                update += std::string(i == 1 ? "" : ", ") + kLeaseColumns[i] + " = EXCLUDED." +
+                          kLeaseColumns[i];
+            }
+        }
+        upsert += ") VALUES ";
+        for (size_t row = 0; row < writes.leases.size(); ++row) {
+            const int first = params.count() + 1;
+            add_lease(writes.leases[row], &params);
+            upsert += row == 0 ? "(" : ", (";
+            for (int i = 0; i < kLeaseColumnCount; ++i) {
+                upsert += i == 0 ? "" : ", ";
+                upsert += kLeaseTypes[i] != nullptr
+                              ? "$" + std::to_string(first + i) + "::" + kLeaseTypes[i]
+                              : time_of(first + i);
+            }
+            upsert += ")";
+        }
+        upsert += " ON CONFLICT (node_id) DO UPDATE SET " + update;
+        sql = sql.empty() ? upsert : "WITH layout AS (" + sql + ") " + upsert;
+    }
+    Statement statements[2];
+    int count = 0;
+    const char *const *values = params.values();
+    if (!sql.empty()) {
+        statements[count++] = {sql.c_str(), params.count(), values};
+    }
+    statements[count++] = {"COMMIT", 0, nullptr};
+    PGresult *results[2];
+    const snowflake::StoreOutcome outcome =
+        exchange(count, statements, results, until_mono_ns, err);
+    if (outcome == snowflake::StoreOutcome::ok) {
+        for (int i = 0; i < count; ++i) {
+            PQclear(results[i]);
+        }
+    }
+    return outcome;
+}
+
+template <typename Decide>
+snowflake::StoreOutcome PgRegistryStore::call(int64_t node, Decide decide, snowflake::Error *err) {
+    snowflake::StoreOutcome outcome = connect(err);
+    const int64_t until = sf_registry_call_until_ns();
+    if (outcome == snowflake::StoreOutcome::ok && schema_[0] == '\0') {
+        outcome = find_schema(until, err);
+    }
+    snowflake::RegistryView view;
+    if (outcome == snowflake::StoreOutcome::ok) {
+        outcome = read_view(node, until, &view, err);
+    }
+    if (outcome == snowflake::StoreOutcome::ok) {
+        // A refusal commits what it carries too, then says no.
+        snowflake::RegistryWrites writes;
+        const bool refused = decide(view, &writes, err) == snowflake::RuleOutcome::refused;
+        outcome = write_and_commit(writes, until, err);
+        if (outcome == snowflake::StoreOutcome::ok && refused) {
+            outcome = snowflake::StoreOutcome::refused;
+        }
+    }
+    if (own_server_) {
+        disconnect();  // connect() says why
+    }
+    return outcome;
+}
+
+snowflake::StoreOutcome PgRegistryStore::acquire(const snowflake::LeaseRequest &request,
+                                                 snowflake::LeaseGrant *grant,
+                                                 snowflake::Error *err) {
+    return call(
+        -1,
+        [&](const snowflake::RegistryView &view, snowflake::RegistryWrites *writes,
+            snowflake::Error *e) {
+            int64_t expires_unix_ms = 0;
+            return snowflake::decide_acquire(request, view, writes, grant, &expires_unix_ms, e);
+        },
+        err);
 }
 
 snowflake::StoreOutcome PgRegistryStore::renew(int64_t node, int64_t fence, int64_t instance,
                                                int64_t bound_unix_ms, int64_t ttl_ms,
                                                int64_t *expires_unix_ms, snowflake::Error *err) {
-    const RenewArgs args(node, fence, instance, bound_unix_ms, ttl_ms);
-    PGresult *rows = nullptr;
-    const snowflake::StoreOutcome outcome =
-        query("(extract(epoch FROM r) OPERATOR(pg_catalog.*) 1000)::bigint",
-              "snowflake_registry_renew($1, $2, $3, $4, $5) r", RenewArgs::kCount, args.values(),
-              &rows, err);
-    if (outcome != snowflake::StoreOutcome::ok) {
-        return outcome;
-    }
-    *expires_unix_ms = strtoll(PQgetvalue(rows, 0, 0), nullptr, 10);
-    PQclear(rows);
-    return snowflake::StoreOutcome::ok;
+    const snowflake::RenewRequest request = {node, fence, instance, bound_unix_ms, ttl_ms};
+    return call(
+        node,
+        [&](const snowflake::RegistryView &view, snowflake::RegistryWrites *writes,
+            snowflake::Error *e) {
+            return snowflake::decide_renew(request, view, writes, expires_unix_ms, e);
+        },
+        err);
 }
 
 snowflake::StoreOutcome PgRegistryStore::release(int64_t node, int64_t fence, int64_t instance,
                                                  int64_t bound_unix_ms, snowflake::Error *err) {
-    const ReleaseArgs args(node, fence, instance, bound_unix_ms);
-    PGresult *rows = nullptr;
-    const snowflake::StoreOutcome outcome =
-        query("r", "snowflake_registry_release($1, $2, $3, $4) r", ReleaseArgs::kCount,
-              args.values(), &rows, err);
-    if (rows != nullptr) {
-        PQclear(rows);
-    }
-    return outcome;
+    const snowflake::ReleaseRequest request = {node, fence, instance, bound_unix_ms};
+    return call(
+        node,
+        [&](const snowflake::RegistryView &view, snowflake::RegistryWrites *writes,
+            snowflake::Error *) {
+            bool released = false;  // no longer this run's: nothing to give back
+            snowflake::decide_release(request, view, writes, &released);
+            return snowflake::RuleOutcome::ok;
+        },
+        err);
 }
 
 snowflake::StoreOutcome PgRegistryStore::switch_node(const snowflake::SwitchRequest &request,
                                                      snowflake::LeaseGrant *grant,
                                                      int64_t *expires_unix_ms,
                                                      snowflake::Error *err) {
-    const SwitchArgs args(request);
-    PGresult *rows = nullptr;
-    const snowflake::StoreOutcome outcome = query(
-        "new_node_id, new_fence, floor_ms, "
-        "(extract(epoch FROM expires_at) OPERATOR(pg_catalog.*) 1000)::bigint",
-        "snowflake_registry_switch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
-        SwitchArgs::kCount, args.values(), &rows, err);
-    if (outcome != snowflake::StoreOutcome::ok) {
-        return outcome;
-    }
-    read_grant(rows, grant);
-    *expires_unix_ms = strtoll(PQgetvalue(rows, 0, 3), nullptr, 10);
-    PQclear(rows);
-    return snowflake::StoreOutcome::ok;
+    return call(
+        -1,
+        [&](const snowflake::RegistryView &view, snowflake::RegistryWrites *writes,
+            snowflake::Error *e) {
+            return snowflake::decide_switch(request, view, writes, grant, expires_unix_ms, e);
+        },
+        err);
 }
