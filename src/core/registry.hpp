@@ -1,15 +1,13 @@
 // Node id leases from a registry, as a server sees them: one interface to
-// the store that keeps the leases (the PostgreSQL registry in
-// src/pg/registry/pg_registry_pq.cpp; others can stand behind it), and the fencing
-// rules, which do not depend on the store.
+// the store that keeps the leases (src/pg/registry/: a PostgreSQL database
+// or Redis), and what the server computes about its lease. The rules the
+// store applies are the core's (lease_rules.hpp), whatever the store.
 //
-// The store's contract, whatever it is built on (snowflake_id--1.5.sql, "The
-// registry of node ids", is the reference): every call is one atomic step in
-// the store; a lease has a fence that grows whenever another run of a server
-// takes the node id, and renew/release succeed only with the current fence
-// and run; a renewal records a bound (IDs carry times below it) that never
-// goes down; a grant taken from another holder carries a floor above that
-// holder's recorded bound plus its max_clock_drift.
+// The store's contract: every call is one atomic step in the store; a lease has a fence that grows
+// whenever another run of a server takes the node id, and renew/release succeed only with the
+// current fence and run; a renewal records a bound (IDs carry times below it) that never goes down;
+// a grant taken from another holder carries a floor above that holder's recorded bound plus its
+// max_clock_drift.
 #pragma once
 #include "pure_cpp.hpp"
 

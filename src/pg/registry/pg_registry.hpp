@@ -1,7 +1,9 @@
 // The registry worker's stores of leases, behind the core's RegistryStore
 // interface: a PostgreSQL database (pg_registry_pq.cpp) or Redis
-// (pg_registry_redis.cpp). Only the registry worker (pg_registry.cpp)
-// includes this.
+// (pg_registry_redis.cpp). Each reads what the core's rules need
+// (src/core/lease_rules.hpp), lets them decide, and writes back what they
+// decided in one atomic step. Included by the worker (pg_registry.cpp), the
+// stores and their socket wait (registry_socket.cpp).
 #pragma once
 
 #include <csignal>
@@ -21,57 +23,6 @@ typedef struct pg_result PGresult;
 typedef struct redisContext redisContext;
 typedef struct redisReply redisReply;
 }
-
-// The arguments of the four registry calls as text, in the order both
-// stores pass them (the SQL functions' parameters, the Lua scripts' ARGV).
-// The texts of the request (host, data directory) are pointed to, not
-// copied: the request must outlive the arguments.
-template <int N>
-class RegistryArgs {
-  public:
-    static constexpr int kCount = N;
-    RegistryArgs(const RegistryArgs &) = delete;
-    RegistryArgs &operator=(const RegistryArgs &) = delete;
-    const char *const *values() const { return values_; }
-
-  protected:
-    RegistryArgs() = default;
-    void add(long long v) { add_formatted("%lld", v); }
-    void add_unsigned(unsigned long long v) { add_formatted("%llu", v); }
-    void add_text(const char *text) { values_[count_++] = text; }
-    void add_or(bool present, long long v, const char *absent) {
-        if (present) {
-            add(v);
-        } else {
-            add_text(absent);
-        }
-    }
-
-  private:
-    template <typename T>
-    void add_formatted(const char *format, T v) {
-        snprintf(text_[count_], sizeof text_[count_], format, v);
-        add_text(text_[count_]);
-    }
-    char text_[N][24];
-    const char *values_[N] = {};
-    int count_ = 0;
-};
-
-// An acquire's optional arguments (a static node id, the preferred one, the
-// previous fence) are `absent` when unset: NULL for SQL, "" for Lua.
-struct AcquireArgs : RegistryArgs<16> {
-    AcquireArgs(const snowflake::LeaseRequest &request, const char *absent);
-};
-struct RenewArgs : RegistryArgs<5> {
-    RenewArgs(int64_t node, int64_t fence, int64_t instance, int64_t bound_unix_ms, int64_t ttl_ms);
-};
-struct ReleaseArgs : RegistryArgs<4> {
-    ReleaseArgs(int64_t node, int64_t fence, int64_t instance, int64_t bound_unix_ms);
-};
-struct SwitchArgs : RegistryArgs<13> {
-    explicit SwitchArgs(const snowflake::SwitchRequest &request);
-};
 
 // A registry's or a library's text (len bytes) into out: whole, or marked
 // where cut and then logged whole (snowflake::quote_foreign). Both stores
