@@ -13,6 +13,15 @@ namespace {
 // registry's integer column and the generator's fields.
 constexpr int kMaxNodeBits = 30;
 
+// When a lease granted or renewed at now_ms ends. The store's clock is
+// rounded down to the millisecond (RegistryView::now_ms), so now_ms may lie
+// up to 1 ms before the moment the store received the call; the holder
+// stops issuing ttl after it sent the call. One millisecond more keeps the
+// end the store records after the holder's own deadline.
+int64_t lease_end(int64_t now_ms, int64_t ttl_ms) {
+    return now_ms + ttl_ms + 1;
+}
+
 const char kLostHint[] =
     "The server stops issuing IDs at its lease deadline and leases a node id again.";
 
@@ -223,7 +232,7 @@ LeaseRecord granted(int64_t node, int64_t fence, const LeaseRequest &request, in
     lease.holder_max_clock_drift_ms = request.max_clock_drift_ms;
     lease.acquired_at_ms = now_ms;
     lease.renewed_at_ms = now_ms;
-    lease.expires_at_ms = now_ms + request.ttl_ms;
+    lease.expires_at_ms = lease_end(now_ms, request.ttl_ms);
     lease.released_at_ms = 0;
     lease.reserved_until_ms = reserved_until_ms;
     return lease;
@@ -247,7 +256,7 @@ void grant_node(int64_t node, const LeaseRecord *old, const LeaseRequest &reques
     grant->node = node;
     grant->fence = fence;
     grant->floor_unix_ms = floor;
-    *expires_unix_ms = view.now_ms + request.ttl_ms;
+    *expires_unix_ms = lease_end(view.now_ms, request.ttl_ms);
 }
 
 }  // namespace
@@ -412,7 +421,7 @@ RuleOutcome decide_renew(const RenewRequest &request, const RegistryView &view,
     // can have issued on it. The recorded bound never goes down.
     LeaseRecord renewed = *lease;
     renewed.renewed_at_ms = view.now_ms;
-    renewed.expires_at_ms = view.now_ms + request.ttl_ms;
+    renewed.expires_at_ms = lease_end(view.now_ms, request.ttl_ms);
     renewed.reserved_until_ms = std::max(lease->reserved_until_ms, request.bound_unix_ms);
     writes->leases.push_back(renewed);
     *expires_unix_ms = renewed.expires_at_ms;

@@ -190,7 +190,7 @@ TEST(LeaseRules, FirstGrantRecordsTheLayoutAndStartsAtFenceOne) {
     EXPECT_EQ(a.grant.node, 0);
     EXPECT_EQ(a.grant.fence, 1);
     EXPECT_EQ(a.grant.floor_unix_ms, 0);
-    EXPECT_EQ(a.expires, kNow + kTtl);
+    EXPECT_EQ(a.expires, kNow + kTtl + 1);  // 1 ms for the store's rounding
     ASSERT_TRUE(store.layout);
     EXPECT_EQ(store.layout->worker_bits, 2);
     EXPECT_EQ(store.layout->datacenter_bits, 1);
@@ -203,7 +203,7 @@ TEST(LeaseRules, FirstGrantRecordsTheLayoutAndStartsAtFenceOne) {
     EXPECT_EQ(l.holder_instance, 1);
     EXPECT_EQ(l.holder_max_clock_drift_ms, kDrift);
     EXPECT_EQ(l.acquired_at_ms, kNow);
-    EXPECT_EQ(l.expires_at_ms, kNow + kTtl);
+    EXPECT_EQ(l.expires_at_ms, kNow + kTtl + 1);
     EXPECT_EQ(l.released_at_ms, 0);
     EXPECT_EQ(l.reserved_until_ms, 0);
     EXPECT_FALSE(a.writes.never_leased_from) << "a store that keeps every record";
@@ -226,7 +226,7 @@ TEST(LeaseRules, StaticIdHeldByAnotherIsRefusedNamingBoth) {
     EXPECT_FALSE(a.err.truncated);
     EXPECT_STREQ(a.err.message, "node id 5 is held by another server");
     EXPECT_EQ(std::string(a.err.detail), "It is held by " + s.text() +
-                                             ", whose lease runs until 2026-09-21 14:14:20.000Z; "
+                                             ", whose lease runs until 2026-09-21 14:14:20.001Z; "
                                              "this server is " +
                                              o.text() + ".");
     EXPECT_STREQ(a.err.hint,
@@ -235,9 +235,8 @@ TEST(LeaseRules, StaticIdHeldByAnotherIsRefusedNamingBoth) {
     // Once the lease expired, the other server takes it, above the bound.
     ASSERT_EQ(renew(&store, 5, 1, s.instance, kNow + 70'000, kNow + 20'000).outcome,
               RuleOutcome::ok);
-    EXPECT_EQ(acquire(&store, o.request(5), kNow + 20'000 + kTtl - 1).outcome,
-              RuleOutcome::refused);
-    const Answer b = acquire(&store, o.request(5), kNow + 20'000 + kTtl);
+    EXPECT_EQ(acquire(&store, o.request(5), kNow + 20'000 + kTtl).outcome, RuleOutcome::refused);
+    const Answer b = acquire(&store, o.request(5), kNow + 20'000 + kTtl + 1);
     ASSERT_EQ(b.outcome, RuleOutcome::ok);
     EXPECT_EQ(b.grant.fence, 2);
     EXPECT_EQ(b.grant.floor_unix_ms, kNow + 70'000 + kDrift) << "floor = bound + drift";
@@ -336,12 +335,12 @@ TEST(LeaseRules, RenewRecordsABoundThatNeverGoesDown) {
     ASSERT_EQ(acquire(&store, s.request(1)).outcome, RuleOutcome::ok);
     Answer a = renew(&store, 1, 1, s.instance, kNow + 60'000, kNow + 100);
     ASSERT_EQ(a.outcome, RuleOutcome::ok);
-    EXPECT_EQ(a.expires, kNow + 100 + kTtl);
+    EXPECT_EQ(a.expires, kNow + 100 + kTtl + 1);
     EXPECT_EQ(store.leases.at(1).renewed_at_ms, kNow + 100);
     a = renew(&store, 1, 1, s.instance, kNow + 30'000, kNow + 200);
     ASSERT_EQ(a.outcome, RuleOutcome::ok);
     EXPECT_EQ(store.leases.at(1).reserved_until_ms, kNow + 60'000);
-    EXPECT_EQ(store.leases.at(1).expires_at_ms, kNow + 200 + kTtl);
+    EXPECT_EQ(store.leases.at(1).expires_at_ms, kNow + 200 + kTtl + 1);
     // Expired but not taken over: renewed, no one else can have issued.
     a = renew(&store, 1, 1, s.instance, kNow + 200'000, kNow + 10 * kTtl);
     ASSERT_EQ(a.outcome, RuleOutcome::ok);
@@ -408,7 +407,7 @@ TEST(LeaseRules, SwitchTakesAnIdUsableAtTheClockOrLeavesTheLeaseAlone) {
     EXPECT_EQ(a.grant.fence, 2);
     EXPECT_EQ(a.grant.floor_unix_ms, clock - 1);
     EXPECT_LT(a.grant.floor_unix_ms, clock);
-    EXPECT_EQ(a.expires, kNow + 100 + 1'000);
+    EXPECT_EQ(a.expires, kNow + 100 + 1'000 + 1);
     EXPECT_EQ(store.leases.at(5).reserved_until_ms, clock + 1'000) << "the first bound";
     EXPECT_EQ(store.leases.at(5).holder_instance, s.instance);
     // The lease held was given back, its bound only growing.
@@ -547,8 +546,11 @@ TEST(LeaseRules, RecyclingOldestFirstPreferringFloorsBelowTheClock) {
         if (ended[n].released) {
             ASSERT_TRUE(release(&store, n, 1, o.instance, bound, ended[n].ended));
         } else {
-            ASSERT_EQ(renew(&store, n, 1, o.instance, bound, ended[n].ended - 1'000, 1'000).outcome,
-                      RuleOutcome::ok);
+            // Renewed 1 ms less than lease_ttl before it ends: the end
+            // carries the store's rounding millisecond.
+            ASSERT_EQ(
+                renew(&store, n, 1, o.instance, bound, ended[n].ended - 1'000 - 1, 1'000).outcome,
+                RuleOutcome::ok);
         }
     }
     // Below the clock, oldest first, ties by node id: 1 (40), 3 (40), 7 (45),
@@ -697,7 +699,8 @@ TEST(LeaseRules, DroppedRecordsBelowNeverLeasedFromAreNotNeverLeased) {
     Server o = other_server();
     ASSERT_EQ(acquire(&store, o.request(3)).outcome, RuleOutcome::ok);
     EXPECT_EQ(store.never_leased_from, 4) << "the id it named was taken";
-    // 4 is taken statically: never_leased_from does not move, 'auto' skips it.
+    // An id above it taken statically: never_leased_from does not move, and
+    // 'auto' skips the id taken.
     o.instance = 3;
     ASSERT_EQ(acquire(&store, o.request(5)).outcome, RuleOutcome::ok);
     EXPECT_EQ(store.never_leased_from, 4);
@@ -1070,7 +1073,7 @@ class History {
             }
             return apply(a.writes, -1);
         }
-        if (a.expires != now_ + m.ttl) {
+        if (a.expires != now_ + m.ttl + 1) {
             return fail("expiry");
         }
         if (!recycled_in_order(r, view, a.grant.node)) {
@@ -1103,7 +1106,7 @@ class History {
             return false;
         }
         const LeaseRecord &l = store_.leases.at(run.node);
-        if (l.reserved_until_ms < bound || l.expires_at_ms != now_ + m.ttl) {
+        if (l.reserved_until_ms < bound || l.expires_at_ms != now_ + m.ttl + 1) {
             return fail("the renewal's bound or expiry");
         }
         Tenure &t = tenures_[run.tenure];
