@@ -107,7 +107,6 @@ hook=mixed-hook
 sf_redis mixed RPUSH "$hook:arm" 1 >/dev/null
 sf_new r "snowflake_id.worker_id = 'auto'" "$mixed_conf" "$ttl_conf"
 sf_start r "SNOWFLAKE_ID_TEST_REDIS_PAUSE=$hook" || sf_die "r did not start"
-sf_psql r -c "CREATE EXTENSION snowflake_id"
 [ -n "$(sf_redis mixed BLPOP "$hook:paused" 60)" ] ||
     sf_die "r's acquire did not reach the point between its reads and its EXEC"
 sf_log "ok: r's acquire has read the registry and waits before its EXEC"
@@ -116,6 +115,7 @@ reply=$(old_acquire 104 '' | paste -sd' ')
 sf_expect_match "meanwhile an old server takes the lowest never-leased id, $next" "^ok $next 1 " \
     "$reply"
 sf_redis mixed RPUSH "$hook:resume" 1 >/dev/null
+sf_psql r -c "CREATE EXTENSION snowflake_id"
 sf_poll r "SELECT lease_state FROM snowflake_status" held
 sf_expect_eq "r took the id after it, not the old server's" "$((next + 1))" "$(node_of r)"
 sf_expect_eq "the old server's lease is untouched" "104 1" \

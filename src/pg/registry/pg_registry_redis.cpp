@@ -734,7 +734,13 @@ snowflake::StoreOutcome RedisRegistryStore::pause_for_test(RedisReplies *r, snow
     if (outcome != snowflake::StoreOutcome::ok) {
         return outcome;
     }
-    return command({"BLPOP", pause_hook_ + ":resume", "0"}, r, err);
+    // The test takes its time (other processes, a loaded machine): the wait
+    // for it is not the call's, whose limit starts again afterwards, so that
+    // the step meets its EXEC as it would have without the pause.
+    until_ns_ = sf_monotonic_ns() + 120 * snowflake::kNsPerS;
+    outcome = command({"BLPOP", pause_hook_ + ":resume", "0"}, r, err);
+    until_ns_ = sf_registry_call_until_ns();
+    return outcome;
 }
 
 // One call: read, decide, write, as often as a watched key changed between
