@@ -72,12 +72,23 @@ sf_poll registry "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.r
       AND l.granted" 1
 sf_new n6 "snowflake_id.worker_id = 6" "$registry_conf" "$ttl_conf"
 sf_start n6 3>&- || sf_die "n6 did not start" # the server keeps no end of the pipe
+# Two new servers asking for 'auto' at once: each call's read and write are
+# one transaction under the lock, so the second reads what the first wrote
+# and the two never get the same id (with the lock let go between the read
+# and the write, both would take the lowest never-leased id).
+for n in a1 a2; do
+    sf_new "$n" "snowflake_id.worker_id = 'auto'" "$registry_conf" "$ttl_conf"
+    sf_start "$n" 3>&- || sf_die "$n did not start"
+done
 old_renew 5 1 101 "$old_bound" >"$SF_WORK/old_renew.out" &
 old_pid=$!
-waiting="SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE"
-sf_poll registry "$waiting 'LOCK TABLE %snowflake_registry_lease%'" 1
-sf_log "ok: the new server's call waits for the lock an old call takes"
-sf_poll registry "$waiting '%snowflake_registry_renew%'" 1
+# At least: a call that ran out of time while waiting leaves its backend
+# queued, and the call asks again.
+waiting="SELECT count(*) >= 3 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE"
+sf_poll registry "$waiting 'LOCK TABLE %snowflake_registry_lease%'" t
+sf_log "ok: the new servers' calls wait for the lock an old call takes"
+waiting="SELECT count(*) >= 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE"
+sf_poll registry "$waiting '%snowflake_registry_renew%'" t
 sf_log "ok: ... and so does the old server's call"
 printf "COMMIT;\n\\q\n" >&3
 exec 3>&-
@@ -85,6 +96,16 @@ wait "$holder_pid" || sf_die "the session holding the lock failed: $(cat "$SF_WO
 wait "$old_pid" || sf_die "the old server's renewal failed once the lock was let go"
 sf_psql n6 -c "CREATE EXTENSION snowflake_id"
 sf_poll n6 "SELECT lease_state FROM snowflake_status" held
+for n in a1 a2; do
+    sf_psql "$n" -c "CREATE EXTENSION snowflake_id"
+    sf_poll "$n" "SELECT lease_state FROM snowflake_status" held
+done
+a1_node=$(sf_psql a1 -c "SELECT worker_id FROM snowflake_status")
+a2_node=$(sf_psql a2 -c "SELECT worker_id FROM snowflake_status")
+[ "$a1_node" != "$a2_node" ] ||
+    sf_die "two servers asking at once both hold node id $a1_node"
+sf_log "ok: two servers asking at once got node ids $a1_node and $a2_node"
+for n in a1 a2; do sf_stop "$n"; done
 sf_log "ok: once the lock is let go, both calls go through"
 
 # --- old to new ---------------------------------------------------------------

@@ -24,6 +24,7 @@
 //  - A lease taken from another holder comes with a floor (its recorded
 //    bound plus its drift): the generator resumes above it.
 #include <cstdio>
+#include <new>
 #include <cstdlib>
 #include <cstring>
 
@@ -437,6 +438,13 @@ void release(snowflake::RegistryStore &store) {
                                                           instance_id(), bound_unix_ms, &err);
     if (outcome != snowflake::StoreOutcome::ok) {
         note_failure(outcome, err);
+        if (outcome == snowflake::StoreOutcome::refused) {
+            // Unreachable is logged by note_failure. Either way the next
+            // holder waits for the lease to expire.
+            ereport(LOG, (errmsg("snowflake_id: the registry did not take node id %lld back: %s",
+                                 static_cast<long long>(lease().node.load()), err.message),
+                          err.detail[0] != '\0' ? errdetail("%s", err.detail) : 0));
+        }
     }
     shutdown_requested = shutdown_requested || stopping;
 }
@@ -605,7 +613,19 @@ char *sf_describe_registry() {
     return snowflake::is_redis_url(sf_registry) ? describe_redis() : describe_postgresql();
 }
 
+// The stores build their statements and commands in std::string and
+// std::vector. Built without exceptions, a failed allocation would call
+// std::terminate, and the postmaster would take the abort for a crash and
+// restart every backend; a FATAL ends only this worker, which the
+// postmaster starts again.
+[[noreturn]] void out_of_memory() {
+    ereport(FATAL, (errcode(ERRCODE_OUT_OF_MEMORY),
+                    errmsg("snowflake_id: out of memory in the registry worker")));
+    pg_unreachable();
+}
+
 extern "C" void sf_registry_worker_main(Datum) {
+    std::set_new_handler(out_of_memory);
     pqsignal(SIGHUP, SignalHandlerForConfigReload);
     pqsignal(SIGTERM, handle_sigterm);
     BackgroundWorkerUnblockSignals();

@@ -20,6 +20,7 @@
 // pipeline mode, with their parameters: the read is one round trip, the
 // write and its COMMIT another, so the lock is held for about one round
 // trip. Only the registry worker (pg_registry.cpp) uses it.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -207,9 +208,12 @@ snowflake::StoreOutcome PgRegistryStore::exchange(int count, const Statement *st
         sf_registry_quote(detail, strlen(detail), err->detail, sizeof err->detail);
     }
     // A class 08 (connection) or 57 (operator intervention: the registry
-    // shutting down) error is the network's, not the registry's answer.
+    // shutting down) error is the network's, not the registry's answer; so
+    // is 55P03, the lock on the leases not granted within the call's time
+    // (another session holds it).
     const bool network =
-        state != nullptr && (strncmp(state, "08", 2) == 0 || strncmp(state, "57", 2) == 0);
+        state != nullptr && (strncmp(state, "08", 2) == 0 || strncmp(state, "57", 2) == 0 ||
+                             strcmp(state, "55P03") == 0);
     PQclear(failed);
     // A transaction the error left open and aborted ends with the
     // connection; so does a schema that went away (the extension dropped
@@ -372,6 +376,12 @@ snowflake::StoreOutcome PgRegistryStore::read_view(int64_t node, int64_t until_m
     const std::string schema = schema_;
     const std::string lock =
         "LOCK TABLE " + schema + ".snowflake_registry_lease IN SHARE ROW EXCLUSIVE MODE";
+    // The wait for the lock ends with the call: a backend left queued on it
+    // after the call gave up would hold a connection slot until the lock is
+    // let go, and every retry would queue one more.
+    const int64_t left_ms =
+        std::max<int64_t>(1, (until_mono_ns - sf_monotonic_ns()) / snowflake::kNsPerMs);
+    const std::string lock_timeout = "SET LOCAL lock_timeout = " + std::to_string(left_ms);
     // The clock is read after the lock: every call before this one has
     // committed by then.
     const std::string clock_and_layout =
@@ -399,6 +409,7 @@ snowflake::StoreOutcome PgRegistryStore::read_view(int64_t node, int64_t until_m
     // was committed before it, the layout and leases after the lock.
     const Statement statements[] = {
         {"BEGIN ISOLATION LEVEL READ COMMITTED", 0, nullptr},
+        {lock_timeout.c_str(), 0, nullptr},
         {lock.c_str(), 0, nullptr},
         {clock_and_layout.c_str(), 0, nullptr},
         {leases.c_str(), node >= 0 ? 1 : 0, node >= 0 ? &node_param : nullptr},
@@ -410,7 +421,7 @@ snowflake::StoreOutcome PgRegistryStore::read_view(int64_t node, int64_t until_m
     if (outcome != snowflake::StoreOutcome::ok) {
         return outcome;
     }
-    PGresult *head = results[2];
+    PGresult *head = results[3];
     view->now_ms = int_at(head, 0, 0);
     if (!PQgetisnull(head, 0, 1)) {
         snowflake::LayoutRecord layout;
@@ -422,8 +433,8 @@ snowflake::StoreOutcome PgRegistryStore::read_view(int64_t node, int64_t until_m
         layout.recorded_by = PQgetvalue(head, 0, 6);
         view->layout = layout;
     }
-    for (int row = 0; row < PQntuples(results[3]); ++row) {
-        view->leases.push_back(lease_at(results[3], row));
+    for (int row = 0; row < PQntuples(results[4]); ++row) {
+        view->leases.push_back(lease_at(results[4], row));
     }
     // The tables keep every record: none is dropped, none can be lost
     // unnoticed.
