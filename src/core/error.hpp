@@ -58,7 +58,7 @@ constexpr std::size_t fixed_length(const char *format) {
 }
 
 // The registry's texts (lease_rules.cpp builds them for both stores, as
-// snowflake_id--1.4.sql and 1.4's Lua scripts wrote them): a holder, a
+// the 1.4 registry's SQL functions and Lua scripts wrote them): a holder, a
 // layout, and the longest DETAILs, which quote them.
 inline constexpr std::size_t kRegistryHolderMax =
     fixed_length("%s:%s, data directory %s, system identifier %s") + kHostMax + kIntMax + kPathMax +
