@@ -85,11 +85,21 @@ namespace {
 constexpr int64_t kRetryMs = 1000;
 
 volatile sig_atomic_t shutdown_requested = false;
+// While the lease is given back, a shutdown request is kept here instead:
+// it must not cut the give-back short, which has a time limit of its own.
+// The postmaster may signal the worker more than once during one shutdown,
+// and a give-back cut short leaves the id to its lease's expiry.
+volatile sig_atomic_t giving_back = false;
+volatile sig_atomic_t shutdown_while_giving_back = false;
 
 void handle_sigterm(SIGNAL_ARGS) {
     const int save_errno = errno;
     (void)postgres_signal_arg;
-    shutdown_requested = true;
+    if (giving_back) {
+        shutdown_while_giving_back = true;
+    } else {
+        shutdown_requested = true;
+    }
     SetLatch(MyLatch);
     errno = save_errno;
 }
@@ -431,6 +441,8 @@ void release(snowflake::RegistryStore &store) {
     lease().below.store(0);
     // The call's waits end early on a shutdown request: let this one run
     // (within its time limit), and keep the request.
+    shutdown_while_giving_back = false;
+    giving_back = true;
     const bool stopping = shutdown_requested;
     shutdown_requested = false;
     snowflake::Error err;
@@ -439,14 +451,15 @@ void release(snowflake::RegistryStore &store) {
     if (outcome != snowflake::StoreOutcome::ok) {
         note_failure(outcome, err);
         if (outcome == snowflake::StoreOutcome::refused) {
-            // Unreachable is logged by note_failure. Either way the next
+            // note_failure logs an unanswered call. Either way the next
             // holder waits for the lease to expire.
             ereport(LOG, (errmsg("snowflake_id: the registry did not take node id %lld back: %s",
                                  static_cast<long long>(lease().node.load()), err.message),
                           err.detail[0] != '\0' ? errdetail("%s", err.detail) : 0));
         }
     }
-    shutdown_requested = shutdown_requested || stopping;
+    giving_back = false;
+    shutdown_requested = shutdown_requested || stopping || shutdown_while_giving_back;
 }
 
 // on_clock_step_back = 'switch_node': the clock is far behind the IDs
