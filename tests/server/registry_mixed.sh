@@ -105,8 +105,9 @@ done
 # server would lease again.
 a1_node=$(sf_server_log a1 | grep -m1 -o 'leased node id [0-9]*')
 a2_node=$(sf_server_log a2 | grep -m1 -o 'leased node id [0-9]*')
-[ -n "$a1_node" ] && [ "$a1_node" != "$a2_node" ] ||
+if [ -z "$a1_node" ] || [ "$a1_node" = "$a2_node" ]; then
     sf_die "two servers asking at once were both granted: $a1_node, $a2_node"
+fi
 sf_log "ok: two servers asking at once were granted different ids (${a1_node##* }, ${a2_node##* })"
 for n in a1 a2; do sf_stop "$n"; done
 sf_log "ok: once the lock is let go, both calls go through"
