@@ -327,14 +327,16 @@ sf_expect_eq "... and its IDs continue above its earlier ones" t \
 
 # --- the coordinator, which is the registry, down for longer than lease_ttl ---
 # lease_ttl is reloadable and takes effect at the next renewal (within 5 s):
-# the registry's row shows it, expiring 3 s after the renewal.
+# the registry's row shows it, expiring 3 s after the renewal (and the 1 ms
+# every lease's end adds for the registry's clock read to the ms,
+# src/core/lease_rules.cpp).
 for n in w1 w2; do
     sf_conf "$n" "snowflake_id.lease_ttl = '3s'"
     sf_psql "$n" -c "SELECT pg_reload_conf()" >/dev/null
 done
 for id in 1 2; do
-    sf_poll coord "SELECT expires_at - renewed_at FROM snowflake_registry_lease WHERE node_id = $id" \
-        00:00:03
+    sf_poll coord "SELECT expires_at - renewed_at - interval '1 ms' FROM snowflake_registry_lease
+        WHERE node_id = $id" 00:00:03
 done
 sf_stop coord
 for n in w1 w2; do
