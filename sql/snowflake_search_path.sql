@@ -137,5 +137,7 @@ REVOKE ALL ON FUNCTION
     snowflake_registry_release(integer, bigint, bigint, bigint),
     snowflake_registry_switch(integer, bigint, bigint, bigint, numeric, text, integer, text, integer, bigint, bigint, bigint, bigint)
     FROM sf_sp_lessee;
+-- The role owns the temporary function made while acting as it.
+DROP FUNCTION pg_temp.message(text);
 DROP ROLE sf_sp_lessee;
 DROP ROLE sf_sp_mallory;
