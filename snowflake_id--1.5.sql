@@ -869,3 +869,81 @@ ALTER OPERATOR FAMILY snowflake_hash_ops USING hash ADD
     OPERATOR 1 = (integer, bigint), OPERATOR 1 = (bigint, integer),
     OPERATOR 1 = (smallint, bigint), OPERATOR 1 = (bigint, smallint),
     OPERATOR 1 = (smallint, integer), OPERATOR 1 = (integer, smallint);
+
+-- Comparing with a time (1.5): id >= now() - interval '1 day' selects the IDs
+-- minted at or after that time, id < t those minted before t. An ID's time
+-- is the start of its millisecond (snowflake_timestamp(id)), so each
+-- comparison is exact to the timestamp's microsecond. Each splits the IDs
+-- at a time; these name the split by the last value before it (from -1
+-- when no ID is that early to 9223372036854775807 past every ID's time) or
+-- the first after it (saturating at 9223372036854775807): no timestamptz,
+-- infinite ones included, is out of range for them. STABLE: they read the
+-- server's layout, as snowflake_timestamp(id) does.
+CREATE FUNCTION snowflake_last_before(t timestamptz) RETURNS bigint
+AS 'MODULE_PATHNAME', 'snowflake_last_before' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION snowflake_last_before(timestamptz) IS
+'The largest ID minted before t: WHERE id <= snowflake_last_before(t) selects the IDs minted before t, id > it those minted at or after t (-1 when no ID is that early)';
+CREATE FUNCTION snowflake_last_at_or_before(t timestamptz) RETURNS bigint
+AS 'MODULE_PATHNAME', 'snowflake_last_at_or_before' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION snowflake_last_at_or_before(timestamptz) IS
+'The largest ID minted at or before t: WHERE id <= snowflake_last_at_or_before(t) selects the IDs minted at or before t, id > it those minted after t';
+CREATE FUNCTION snowflake_first_at_or_after(t timestamptz) RETURNS bigint
+AS 'MODULE_PATHNAME', 'snowflake_first_at_or_after' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION snowflake_first_at_or_after(timestamptz) IS
+'The smallest ID minted at or after t, a partition bound: snowflake_last_before(t) + 1, or 9223372036854775807 when no ID is that late';
+CREATE FUNCTION snowflake_first_after(t timestamptz) RETURNS bigint
+AS 'MODULE_PATHNAME', 'snowflake_first_after' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION snowflake_first_after(timestamptz) IS
+'The smallest ID minted after t: snowflake_last_at_or_before(t) + 1, or 9223372036854775807 when no ID is that late';
+
+-- The planner support function rewrites id <op> t into comparisons with the
+-- split, with the snowflake btree family's (snowflake, bigint) operators, so
+-- that an index on the column serves them and partitions are pruned: at
+-- plan time for a constant t, at executor start-up for now() or a parameter
+-- (src/pg/pg_time_compare.cpp). Only for the snowflake type: operators between every bigint
+-- and timestamptz would change the meaning of other queries; a bigint
+-- column compares with id >= snowflake_first_at_or_after(t) and the like.
+CREATE FUNCTION snowflake_time_comparison_support(internal) RETURNS internal
+AS 'MODULE_PATHNAME', 'snowflake_time_comparison_support' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION snowflake_lt(snowflake, timestamptz) RETURNS boolean
+AS 'MODULE_PATHNAME', 'snowflake_lt_timestamptz' LANGUAGE C STABLE STRICT PARALLEL SAFE
+SUPPORT snowflake_time_comparison_support;
+CREATE FUNCTION snowflake_le(snowflake, timestamptz) RETURNS boolean
+AS 'MODULE_PATHNAME', 'snowflake_le_timestamptz' LANGUAGE C STABLE STRICT PARALLEL SAFE
+SUPPORT snowflake_time_comparison_support;
+CREATE FUNCTION snowflake_gt(snowflake, timestamptz) RETURNS boolean
+AS 'MODULE_PATHNAME', 'snowflake_gt_timestamptz' LANGUAGE C STABLE STRICT PARALLEL SAFE
+SUPPORT snowflake_time_comparison_support;
+CREATE FUNCTION snowflake_ge(snowflake, timestamptz) RETURNS boolean
+AS 'MODULE_PATHNAME', 'snowflake_ge_timestamptz' LANGUAGE C STABLE STRICT PARALLEL SAFE
+SUPPORT snowflake_time_comparison_support;
+CREATE FUNCTION snowflake_lt(timestamptz, snowflake) RETURNS boolean
+AS 'MODULE_PATHNAME', 'snowflake_timestamptz_lt' LANGUAGE C STABLE STRICT PARALLEL SAFE
+SUPPORT snowflake_time_comparison_support;
+CREATE FUNCTION snowflake_le(timestamptz, snowflake) RETURNS boolean
+AS 'MODULE_PATHNAME', 'snowflake_timestamptz_le' LANGUAGE C STABLE STRICT PARALLEL SAFE
+SUPPORT snowflake_time_comparison_support;
+CREATE FUNCTION snowflake_gt(timestamptz, snowflake) RETURNS boolean
+AS 'MODULE_PATHNAME', 'snowflake_timestamptz_gt' LANGUAGE C STABLE STRICT PARALLEL SAFE
+SUPPORT snowflake_time_comparison_support;
+CREATE FUNCTION snowflake_ge(timestamptz, snowflake) RETURNS boolean
+AS 'MODULE_PATHNAME', 'snowflake_timestamptz_ge' LANGUAGE C STABLE STRICT PARALLEL SAFE
+SUPPORT snowflake_time_comparison_support;
+
+CREATE OPERATOR < (LEFTARG = snowflake, RIGHTARG = timestamptz, FUNCTION = snowflake_lt,
+                   COMMUTATOR = >, NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
+CREATE OPERATOR <= (LEFTARG = snowflake, RIGHTARG = timestamptz, FUNCTION = snowflake_le,
+                    COMMUTATOR = >=, NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
+CREATE OPERATOR > (LEFTARG = snowflake, RIGHTARG = timestamptz, FUNCTION = snowflake_gt,
+                   COMMUTATOR = <, NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
+CREATE OPERATOR >= (LEFTARG = snowflake, RIGHTARG = timestamptz, FUNCTION = snowflake_ge,
+                    COMMUTATOR = <=, NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
+CREATE OPERATOR < (LEFTARG = timestamptz, RIGHTARG = snowflake, FUNCTION = snowflake_lt,
+                   COMMUTATOR = >, NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
+CREATE OPERATOR <= (LEFTARG = timestamptz, RIGHTARG = snowflake, FUNCTION = snowflake_le,
+                    COMMUTATOR = >=, NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
+CREATE OPERATOR > (LEFTARG = timestamptz, RIGHTARG = snowflake, FUNCTION = snowflake_gt,
+                   COMMUTATOR = <, NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
+CREATE OPERATOR >= (LEFTARG = timestamptz, RIGHTARG = snowflake, FUNCTION = snowflake_ge,
+                    COMMUTATOR = <=, NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);

@@ -152,6 +152,20 @@ bool Layout::smallest_id_at(int64_t unix_ms, int64_t *id, Error *err) const {
     return true;
 }
 
+int64_t Layout::last_id_before_ms(int64_t unix_ms) const {
+    // Callers pass milliseconds of a timestamptz (within +-2^53): no overflow.
+    const int64_t since_epoch = unix_ms - epoch_unix_ms_;
+    if (since_epoch <= 0) {
+        return -1;
+    }
+    // The timestamp field holds up to 2^(63 - shift) - 1; a millisecond
+    // past it is after every value.
+    if (since_epoch > (INT64_MAX >> timestamp_shift())) {
+        return INT64_MAX;
+    }
+    return (since_epoch << timestamp_shift()) - 1;
+}
+
 bool Layout::compose_checked(int64_t unix_ms, int64_t datacenter_id, int64_t worker_id,
                              int64_t sequence, int64_t *id, Error *err) const {
     // The time's range check and its message are smallest_id_at's.

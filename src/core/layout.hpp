@@ -113,6 +113,15 @@ class Layout {
     // fails for instants before the epoch or after the layout's end.
     bool smallest_id_at(int64_t unix_ms, int64_t *id, Error *err) const;
 
+    // The largest 63-bit value whose millisecond lies before unix_ms, for
+    // comparing IDs with a time: id <= last_id_before_ms(m) holds exactly
+    // for the IDs of milliseconds before m, id > it for the others. An ID's
+    // millisecond is its timestamp field read as is, so a value past the
+    // layout's end (max_timestamp()) still compares by its bits, as it sorts.
+    // Never fails: -1 when unix_ms is at or before the epoch (no ID is that
+    // early), INT64_MAX when every value's millisecond is before unix_ms.
+    int64_t last_id_before_ms(int64_t unix_ms) const;
+
   private:
     LayoutWidths widths_{};
     int64_t epoch_unix_ms_ = 1577836800000;  // 2020-01-01T00:00:00Z

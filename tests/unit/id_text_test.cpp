@@ -42,3 +42,22 @@ TEST(IdText, AnythingElseIsNotAnId) {
         EXPECT_EQ(err.code, ErrorCode::invalid_id_text) << text;
     }
 }
+
+// id < '2026-11-01' reads the literal as a snowflake: the hint says how to
+// write a time, and only for what looks like one.
+TEST(IdText, ATimeGetsTheHintToWriteATimestamptz) {
+    for (const char *text : {"2026-11-01", " 2026-11-01 12:00 ", "12:30", "11/01/2026", "now",
+                             "infinity", "-infinity"}) {
+        int64_t v = 0;
+        Error err;
+        EXPECT_FALSE(parse_id_text(text, &v, &err)) << text;
+        EXPECT_NE(std::string(err.hint).find("write the time as a timestamptz"), std::string::npos)
+            << text;
+    }
+    for (const char *text : {"abc", "12a", "-", "1.5", "- 5"}) {
+        int64_t v = 0;
+        Error err;
+        EXPECT_FALSE(parse_id_text(text, &v, &err)) << text;
+        EXPECT_NE(std::string(err.hint).find("decimal digits"), std::string::npos) << text;
+    }
+}

@@ -159,3 +159,38 @@ TEST(Layout, WideTimestampFieldEndsIn9999) {
     const Layout whole = make(0, 0, 0);  // 63 bits: the shift must not overflow
     EXPECT_EQ(whole.end_unix_ms(), snowflake::kMaxUnixMs);
 }
+
+// id <= last_id_before_ms(m) must hold exactly for the values of milliseconds
+// before m, on every layout: the time comparisons rest on it.
+TEST(Layout, LastIdBeforeMsSplitsValuesByTheirMillisecond) {
+    const Layout layouts[] = {make(0, 10, 12), make(5, 5, 12), make(0, 0, 1), make(0, 0, 0),
+                              make(0, 12, 16, kEpoch2020 + 3723004)};
+    for (const Layout &layout : layouts) {
+        const int shift = layout.timestamp_shift();
+        const int64_t epoch = layout.epoch_unix_ms();
+        // Before the epoch and on it: no value is that early.
+        EXPECT_EQ(layout.last_id_before_ms(epoch - 86400000), -1);
+        EXPECT_EQ(layout.last_id_before_ms(epoch), -1);
+        // One millisecond in: every value of the epoch's millisecond.
+        EXPECT_EQ(layout.last_id_before_ms(epoch + 1), (int64_t{1} << shift) - 1);
+        const int64_t last_field = INT64_MAX >> shift;  // the field's largest value
+        // Milliseconds a timestamptz can hold (about 2^53): on layouts with
+        // few node and sequence bits the field outlasts them.
+        const int64_t reachable = int64_t{1} << 52;
+        for (int64_t ms :
+             {int64_t{1}, int64_t{2}, int64_t{1000}, last_field / 3, last_field - 1, last_field}) {
+            if (ms > reachable) {
+                continue;
+            }
+            const int64_t bound = layout.last_id_before_ms(epoch + ms);
+            // The last value of millisecond ms - 1, and the first of ms after it.
+            EXPECT_EQ(bound >> shift, ms - 1) << ms;
+            EXPECT_EQ((bound + 1) >> shift, ms) << ms;
+        }
+        // Past the field's last millisecond: every value is earlier, INT64_MAX included.
+        if (last_field < reachable) {
+            EXPECT_EQ(layout.last_id_before_ms(epoch + last_field + 1), INT64_MAX);
+            EXPECT_EQ(layout.last_id_before_ms(reachable), INT64_MAX);
+        }
+    }
+}

@@ -1,0 +1,319 @@
+// Comparing a snowflake with a timestamptz: id >= now() - interval '1 day'
+// means "minted at or after that time", id < t "minted before t".
+//
+// An ID's time is the start of its millisecond (what snowflake_timestamp(id)
+// returns), and a timestamptz has microseconds, so each comparison is exact:
+// id < t holds when the ID's millisecond starts before t, and so on. Each
+// comparison splits the IDs at one of two places, named by the last value
+// on the lower side:
+//
+//   snowflake_last_before(t)        the largest value whose millisecond
+//                                   starts before t
+//   snowflake_last_at_or_before(t)  ... at or before t
+//
+// or by the first on the upper side, one more (snowflake_first_at_or_after,
+// snowflake_first_after). The last values run from -1 (no ID is that early)
+// to INT64_MAX (every value is earlier), so no timestamptz, infinite ones
+// included, is out of range for them; the first values saturate at
+// INT64_MAX, which on its own would put the largest value after a time past
+// every ID's time.
+//
+// The operators' planner support function (SupportRequestSimplify) rewrites
+// each comparison with the snowflake btree family's (snowflake, bigint)
+// operators, so that an index on the column serves it and partitions are
+// pruned:
+//   - t a constant: the split is computed at plan time, and the comparison
+//     becomes id >= first or id < first (partition bounds are first IDs, so
+//     these prune exactly), or, when no value is after t, id > INT64_MAX or
+//     id <= INT64_MAX;
+//   - t now(), a parameter or any other expression: the split is computed
+//     as the scan starts (initial pruning, the index's run-time keys):
+//       id <  t   id <= snowflake_last_before(t)
+//       id <= t   id <= snowflake_last_at_or_before(t)
+//       id >= t   id >= snowflake_first_at_or_after(t) AND id > snowflake_last_before(t)
+//       id >  t   id >= snowflake_first_after(t) AND id > snowflake_last_at_or_before(t)
+//     The first clause of a lower bound is what pruning can use (id > last
+//     keeps the partition that ends just before t); the second keeps the
+//     answer exact when the first saturates.
+#include "pg_glue.hpp"
+
+extern "C" {
+#include "access/stratnum.h"
+#include "catalog/pg_am_d.h"
+#include "catalog/pg_type_d.h"
+#include "commands/defrem.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "nodes/supportnodes.h"
+#include "parser/parse_func.h"
+#include "utils/lsyscache.h"
+#include "utils/timestamp.h"
+
+PG_FUNCTION_INFO_V1(snowflake_last_before);
+PG_FUNCTION_INFO_V1(snowflake_last_at_or_before);
+PG_FUNCTION_INFO_V1(snowflake_first_at_or_after);
+PG_FUNCTION_INFO_V1(snowflake_first_after);
+PG_FUNCTION_INFO_V1(snowflake_lt_timestamptz);
+PG_FUNCTION_INFO_V1(snowflake_le_timestamptz);
+PG_FUNCTION_INFO_V1(snowflake_gt_timestamptz);
+PG_FUNCTION_INFO_V1(snowflake_ge_timestamptz);
+PG_FUNCTION_INFO_V1(snowflake_timestamptz_lt);
+PG_FUNCTION_INFO_V1(snowflake_timestamptz_le);
+PG_FUNCTION_INFO_V1(snowflake_timestamptz_gt);
+PG_FUNCTION_INFO_V1(snowflake_timestamptz_ge);
+PG_FUNCTION_INFO_V1(snowflake_time_comparison_support);
+}
+
+namespace {
+
+enum class Bound { before, at_or_before };
+
+// The millisecond (since 1970) holding ts, rounded down. Whole milliseconds
+// first: ts's microseconds since 2000 plus 30 years would overflow near
+// timestamptz's upper end.
+int64_t unix_ms_floor(TimestampTz ts) {
+    int64_t ms = ts / 1000;
+    if (ts % 1000 < 0) {
+        --ms;
+    }
+    return ms + kPostgresEpochUnixMs;
+}
+
+int64_t boundary(Bound bound, TimestampTz ts) {
+    if (TIMESTAMP_IS_NOBEGIN(ts)) {
+        return -1;
+    }
+    if (TIMESTAMP_IS_NOEND(ts)) {
+        return INT64_MAX;
+    }
+    const int64_t floor_ms = unix_ms_floor(ts);
+    // Milliseconds starting before ts: up to the one holding ts, unless ts
+    // is that millisecond's start. At or before ts: up to the one holding it.
+    const bool on_ms_start = ts % 1000 == 0;
+    const int64_t first_ms_not_counted =
+        bound == Bound::before && on_ms_start ? floor_ms : floor_ms + 1;
+    return sf_decoding_layout().last_id_before_ms(first_ms_not_counted);
+}
+
+// The first value after the split: saturated, see the top of the file.
+int64_t first_after_split(int64_t last) {
+    return last == INT64_MAX ? INT64_MAX : last + 1;
+}
+
+// Which comparison an operator function makes, read from its name and the
+// side the snowflake is on, with the id on the left: t < id is id > t.
+// `lower` comparisons keep the IDs after the split (>, >=), the others the
+// IDs up to it.
+struct Comparison {
+    Bound bound;
+    bool lower;
+};
+
+bool comparison_of(const char *name, bool id_on_left, Comparison *out) {
+    struct Named {
+        const char *name;
+        const char *mirrored;  // the same test with the operands swapped
+    };
+    static const Named names[] = {{"snowflake_lt", "snowflake_gt"},
+                                  {"snowflake_le", "snowflake_ge"},
+                                  {"snowflake_gt", "snowflake_lt"},
+                                  {"snowflake_ge", "snowflake_le"}};
+    const char *as_id_left = nullptr;
+    for (const Named &n : names) {
+        if (strcmp(name, n.name) == 0) {
+            as_id_left = id_on_left ? n.name : n.mirrored;
+        }
+    }
+    if (as_id_left == nullptr) {
+        return false;
+    }
+    if (strcmp(as_id_left, "snowflake_lt") == 0) {
+        *out = {Bound::before, false};
+    } else if (strcmp(as_id_left, "snowflake_le") == 0) {
+        *out = {Bound::at_or_before, false};
+    } else if (strcmp(as_id_left, "snowflake_gt") == 0) {
+        *out = {Bound::at_or_before, true};
+    } else {
+        *out = {Bound::before, true};
+    }
+    return true;
+}
+
+bool compare(int64_t id, Comparison c, TimestampTz ts) {
+    const int64_t last = boundary(c.bound, ts);
+    return c.lower ? id > last : id <= last;
+}
+
+// The (snowflake, bigint) operator of the type's default btree family: the
+// one an index or a partition key on the column can use.
+Oid family_operator(Oid snowflake_type, int16 strategy) {
+    const Oid opclass = GetDefaultOpClass(snowflake_type, BTREE_AM_OID);
+    if (!OidIsValid(opclass)) {
+        return InvalidOid;
+    }
+    return get_opfamily_member(get_opclass_family(opclass), snowflake_type, INT8OID, strategy);
+}
+
+// A function of the extension that owns the operator function, by name.
+Oid sibling_function(Oid operator_function, const char *name) {
+    const char *schema = get_namespace_name(get_func_namespace(operator_function));
+    if (schema == nullptr) {
+        return InvalidOid;
+    }
+    List *qualified = list_make2(makeString(pstrdup(schema)), makeString(pstrdup(name)));
+    const Oid arg = TIMESTAMPTZOID;
+    return LookupFuncName(qualified, 1, &arg, true);
+}
+
+Expr *bigint_const(int64_t value) {
+    return reinterpret_cast<Expr *>(makeConst(INT8OID, -1, InvalidOid, sizeof(int64),
+                                              Int64GetDatum(value), false, FLOAT8PASSBYVAL));
+}
+
+// id <op> bound, with the family's operator; nullptr if the family lacks it.
+Expr *id_against(Expr *id, Oid id_type, int16 strategy, Expr *bound) {
+    const Oid op = family_operator(id_type, strategy);
+    if (!OidIsValid(op)) {
+        return nullptr;
+    }
+    Expr *clause = make_opclause(op, BOOLOID, false, id, bound, InvalidOid, InvalidOid);
+    reinterpret_cast<OpExpr *>(clause)->opfuncid = get_opcode(op);
+    return clause;
+}
+
+// fn(t) for one of the split functions; nullptr if it cannot be found.
+Expr *split_call(Oid operator_function, const char *name, Node *time) {
+    const Oid fn = sibling_function(operator_function, name);
+    if (!OidIsValid(fn)) {
+        return nullptr;
+    }
+    return reinterpret_cast<Expr *>(
+        makeFuncExpr(fn, INT8OID, list_make1(time), InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL));
+}
+
+// The rewrite for a constant time (see the top of the file).
+Expr *rewrite_for_constant(Expr *id, Oid id_type, Comparison c, TimestampTz ts) {
+    const int64_t last = boundary(c.bound, ts);
+    if (last == INT64_MAX) {  // every value is on the lower side
+        return id_against(id, id_type,
+                          c.lower ? BTGreaterStrategyNumber : BTLessEqualStrategyNumber,
+                          bigint_const(INT64_MAX));
+    }
+    return id_against(id, id_type, c.lower ? BTGreaterEqualStrategyNumber : BTLessStrategyNumber,
+                      bigint_const(last + 1));
+}
+
+// The rewrite for a time known only as the query runs.
+Expr *rewrite_for_expression(Expr *id, Oid id_type, Comparison c, Node *time,
+                             Oid operator_function) {
+    const bool before = c.bound == Bound::before;
+    Expr *last = split_call(operator_function,
+                            before ? "snowflake_last_before" : "snowflake_last_at_or_before", time);
+    if (last == nullptr) {
+        return nullptr;
+    }
+    if (!c.lower) {
+        return id_against(id, id_type, BTLessEqualStrategyNumber, last);
+    }
+    Expr *first = split_call(operator_function,
+                             before ? "snowflake_first_at_or_after" : "snowflake_first_after",
+                             static_cast<Node *>(copyObjectImpl(time)));
+    if (first == nullptr) {
+        return nullptr;
+    }
+    Expr *from_first = id_against(id, id_type, BTGreaterEqualStrategyNumber, first);
+    Expr *after_last =
+        id_against(static_cast<Expr *>(copyObjectImpl(id)), id_type, BTGreaterStrategyNumber, last);
+    if (from_first == nullptr || after_last == nullptr) {
+        return nullptr;
+    }
+    return make_andclause(list_make2(from_first, after_last));
+}
+
+}  // namespace
+
+extern "C" Datum snowflake_last_before(PG_FUNCTION_ARGS) {
+    PG_RETURN_INT64(boundary(Bound::before, PG_GETARG_TIMESTAMPTZ(0)));
+}
+
+extern "C" Datum snowflake_last_at_or_before(PG_FUNCTION_ARGS) {
+    PG_RETURN_INT64(boundary(Bound::at_or_before, PG_GETARG_TIMESTAMPTZ(0)));
+}
+
+extern "C" Datum snowflake_first_at_or_after(PG_FUNCTION_ARGS) {
+    PG_RETURN_INT64(first_after_split(boundary(Bound::before, PG_GETARG_TIMESTAMPTZ(0))));
+}
+
+extern "C" Datum snowflake_first_after(PG_FUNCTION_ARGS) {
+    PG_RETURN_INT64(first_after_split(boundary(Bound::at_or_before, PG_GETARG_TIMESTAMPTZ(0))));
+}
+
+extern "C" Datum snowflake_lt_timestamptz(PG_FUNCTION_ARGS) {
+    PG_RETURN_BOOL(compare(PG_GETARG_INT64(0), {Bound::before, false}, PG_GETARG_TIMESTAMPTZ(1)));
+}
+
+extern "C" Datum snowflake_le_timestamptz(PG_FUNCTION_ARGS) {
+    PG_RETURN_BOOL(
+        compare(PG_GETARG_INT64(0), {Bound::at_or_before, false}, PG_GETARG_TIMESTAMPTZ(1)));
+}
+
+extern "C" Datum snowflake_gt_timestamptz(PG_FUNCTION_ARGS) {
+    PG_RETURN_BOOL(
+        compare(PG_GETARG_INT64(0), {Bound::at_or_before, true}, PG_GETARG_TIMESTAMPTZ(1)));
+}
+
+extern "C" Datum snowflake_ge_timestamptz(PG_FUNCTION_ARGS) {
+    PG_RETURN_BOOL(compare(PG_GETARG_INT64(0), {Bound::before, true}, PG_GETARG_TIMESTAMPTZ(1)));
+}
+
+// t < id is id > t, and so on.
+extern "C" Datum snowflake_timestamptz_lt(PG_FUNCTION_ARGS) {
+    PG_RETURN_BOOL(
+        compare(PG_GETARG_INT64(1), {Bound::at_or_before, true}, PG_GETARG_TIMESTAMPTZ(0)));
+}
+
+extern "C" Datum snowflake_timestamptz_le(PG_FUNCTION_ARGS) {
+    PG_RETURN_BOOL(compare(PG_GETARG_INT64(1), {Bound::before, true}, PG_GETARG_TIMESTAMPTZ(0)));
+}
+
+extern "C" Datum snowflake_timestamptz_gt(PG_FUNCTION_ARGS) {
+    PG_RETURN_BOOL(compare(PG_GETARG_INT64(1), {Bound::before, false}, PG_GETARG_TIMESTAMPTZ(0)));
+}
+
+extern "C" Datum snowflake_timestamptz_ge(PG_FUNCTION_ARGS) {
+    PG_RETURN_BOOL(
+        compare(PG_GETARG_INT64(1), {Bound::at_or_before, false}, PG_GETARG_TIMESTAMPTZ(0)));
+}
+
+// SupportRequestSimplify: the rewrite at the top of the file. Anything it
+// cannot rewrite stays the operator's call, which gives the same answer,
+// only without an index.
+extern "C" Datum snowflake_time_comparison_support(PG_FUNCTION_ARGS) {
+    Node *request = reinterpret_cast<Node *>(PG_GETARG_POINTER(0));
+    if (!IsA(request, SupportRequestSimplify)) {
+        PG_RETURN_POINTER(nullptr);
+    }
+    const FuncExpr *call = reinterpret_cast<SupportRequestSimplify *>(request)->fcall;
+    if (list_length(call->args) != 2) {
+        PG_RETURN_POINTER(nullptr);
+    }
+    Node *left = static_cast<Node *>(linitial(call->args));
+    Node *right = static_cast<Node *>(lsecond(call->args));
+    const bool id_on_left = exprType(right) == TIMESTAMPTZOID;
+    Expr *id = reinterpret_cast<Expr *>(id_on_left ? left : right);
+    Node *time = id_on_left ? right : left;
+    const char *name = get_func_name(call->funcid);
+    Comparison c;
+    if (name == nullptr || !comparison_of(name, id_on_left, &c)) {
+        PG_RETURN_POINTER(nullptr);
+    }
+    const Oid id_type = getBaseType(exprType(reinterpret_cast<Node *>(id)));
+    if (!IsA(time, Const)) {
+        PG_RETURN_POINTER(rewrite_for_expression(id, id_type, c, time, call->funcid));
+    }
+    const Const *t = reinterpret_cast<Const *>(time);
+    if (t->constisnull) {
+        PG_RETURN_POINTER(nullptr);  // the strict operator's NULL stays
+    }
+    PG_RETURN_POINTER(rewrite_for_constant(id, id_type, c, DatumGetTimestampTz(t->constvalue)));
+}
