@@ -14,6 +14,8 @@
 #   make bench-toolkit  blocks against single calls, decoders against gen_random_uuid (bench/toolkit)
 #   make bench-registry what a registry of node ids costs (bench/registry-cost)
 #   make bench-type the snowflake column type against a bigint key (bench/type-cost)
+#   make bench-time a snowflake compared with a time against the hand-written
+#                   boundary form on 10 M rows (bench/time-compare)
 #   make bench-wait one session against the layout's ceiling with max_clock_drift = 0:
 #                   the generator's wait for the next millisecond (bench/ms-wait)
 #   make format     clang-format every C++ file in place
@@ -96,7 +98,7 @@ $(GTEST_BIN): $(CORE_SRCS) $(wildcard src/core/*.hpp) $(UNIT_SRCS)
 	g++ -std=c++20 -Wall -Wextra -Werror -O2 -g -Isrc $(CORE_SRCS) $(UNIT_SRCS) \
 		-lgtest -lgtest_main -pthread -o $@
 
-.PHONY: deps unit test test-citus test-lifecycle test-all-versions demo demo-stop bench bench-durable bench-toolkit bench-registry bench-type bench-wait format \
+.PHONY: deps unit test test-citus test-lifecycle test-all-versions demo demo-stop bench bench-durable bench-toolkit bench-registry bench-type bench-time bench-wait format \
 	check-format dist
 
 deps:
@@ -139,6 +141,9 @@ bench-registry: deps
 
 bench-type: deps
 	@bench/type-cost
+
+bench-time: deps
+	@bench/time-compare
 
 bench-wait: deps
 	@bench/ms-wait
