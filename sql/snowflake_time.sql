@@ -116,6 +116,10 @@ SELECT count(*) FROM extremes WHERE id >= '2026-11-01 00:00:00.001+00'::timestam
 \set VERBOSITY default
 SELECT count(*) FROM extremes WHERE id < '2026-11-01';
 \set VERBOSITY terse
+-- A date or a timestamp is converted to timestamptz in the session's zone.
+SELECT (SELECT count(*) FROM extremes WHERE id < date '2026-11-01') AS by_date,
+       (SELECT count(*) FROM extremes WHERE id < timestamp '2026-11-01 00:00:00') AS by_timestamp,
+       (SELECT count(*) FROM extremes WHERE id < timestamptz '2026-11-01 00:00:00+00') AS by_timestamptz;
 
 -- The plans: the comparison becomes the index's condition on the ID.
 SET enable_seqscan = off;

@@ -20,6 +20,7 @@ extern "C" {
 #include "storage/proc.h"
 #include "utils/guc.h"
 #include "utils/guc_tables.h"
+#include "utils/syscache.h"
 // The varlena macros (VARDATA_ANY, ...) moved to varatt.h in 16, and 19's
 // postgres.h no longer includes it.
 #if PG_VERSION_NUM >= 160000
@@ -39,6 +40,13 @@ extern "C" {
 #define SF_MODULE_MAGIC PG_MODULE_MAGIC_EXT(.name = "snowflake_id", .version = SF_EXTENSION_VERSION)
 #else
 #define SF_MODULE_MAGIC PG_MODULE_MAGIC
+#endif
+
+// A syscache invalidation callback's cache id: an enum since 19.
+#if PG_VERSION_NUM >= 190000
+typedef SysCacheIdentifier SfSyscacheId;
+#else
+typedef int SfSyscacheId;
 #endif
 
 // The array of every setting, placeholders included.

@@ -36,18 +36,22 @@
 //     keeps the partition that ends just before t); the second keeps the
 //     answer exact when the first saturates.
 #include "pg_glue.hpp"
+// After the core headers (src/core/pure_cpp.hpp).
+#include "pg_compat.hpp"
 
 extern "C" {
 #include "access/stratnum.h"
 #include "catalog/pg_am_d.h"
 #include "catalog/pg_type_d.h"
-#include "commands/defrem.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/supportnodes.h"
 #include "parser/parse_func.h"
+#include "utils/inval.h"
 #include "utils/lsyscache.h"
+#include "utils/syscache.h"
 #include "utils/timestamp.h"
+#include "utils/typcache.h"
 
 PG_FUNCTION_INFO_V1(snowflake_last_before);
 PG_FUNCTION_INFO_V1(snowflake_last_at_or_before);
@@ -145,24 +149,59 @@ bool compare(int64_t id, Comparison c, TimestampTz ts) {
 }
 
 // The (snowflake, bigint) operator of the type's default btree family: the
-// one an index or a partition key on the column can use.
+// one an index or a partition key on the column can use. The type cache
+// keeps the family, so planning a comparison reads no catalog for it.
 Oid family_operator(Oid snowflake_type, int16 strategy) {
-    const Oid opclass = GetDefaultOpClass(snowflake_type, BTREE_AM_OID);
-    if (!OidIsValid(opclass)) {
+    const TypeCacheEntry *type = lookup_type_cache(snowflake_type, TYPECACHE_BTREE_OPFAMILY);
+    if (!OidIsValid(type->btree_opf)) {
         return InvalidOid;
     }
-    return get_opfamily_member(get_opclass_family(opclass), snowflake_type, INT8OID, strategy);
+    return get_opfamily_member(type->btree_opf, snowflake_type, INT8OID, strategy);
 }
 
-// A function of the extension that owns the operator function, by name.
-Oid sibling_function(Oid operator_function, const char *name) {
-    const char *schema = get_namespace_name(get_func_namespace(operator_function));
-    if (schema == nullptr) {
+// The four split functions, looked up once per backend in the schema of the
+// operator function that asks (the extension's), and forgotten whenever
+// pg_proc changes (DROP EXTENSION, an update): OIDs are not reused within
+// the lookups' lifetime then.
+enum SplitFunction { kLastBefore, kLastAtOrBefore, kFirstAtOrAfter, kFirstAfter, kSplitFunctions };
+const char *const kSplitFunctionNames[kSplitFunctions] = {
+    "snowflake_last_before", "snowflake_last_at_or_before", "snowflake_first_at_or_after",
+    "snowflake_first_after"};
+
+struct SplitFunctionCache {
+    bool valid;
+    bool callback_registered;
+    Oid schema;
+    Oid functions[kSplitFunctions];
+};
+SplitFunctionCache split_cache;
+
+void forget_split_functions(Datum, SfSyscacheId, uint32) {
+    split_cache.valid = false;
+}
+
+Oid split_function(Oid operator_function, SplitFunction which) {
+    const Oid schema = get_func_namespace(operator_function);
+    if (split_cache.valid && split_cache.schema == schema) {
+        return split_cache.functions[which];
+    }
+    if (!split_cache.callback_registered) {
+        CacheRegisterSyscacheCallback(PROCOID, forget_split_functions, 0);
+        split_cache.callback_registered = true;
+    }
+    const char *schema_name = get_namespace_name(schema);
+    if (schema_name == nullptr) {
         return InvalidOid;
     }
-    List *qualified = list_make2(makeString(pstrdup(schema)), makeString(pstrdup(name)));
     const Oid arg = TIMESTAMPTZOID;
-    return LookupFuncName(qualified, 1, &arg, true);
+    for (int i = 0; i < kSplitFunctions; ++i) {
+        List *qualified = list_make2(makeString(pstrdup(schema_name)),
+                                     makeString(pstrdup(kSplitFunctionNames[i])));
+        split_cache.functions[i] = LookupFuncName(qualified, 1, &arg, true);
+    }
+    split_cache.schema = schema;
+    split_cache.valid = true;
+    return split_cache.functions[which];
 }
 
 Expr *bigint_const(int64_t value) {
@@ -182,8 +221,8 @@ Expr *id_against(Expr *id, Oid id_type, int16 strategy, Expr *bound) {
 }
 
 // fn(t) for one of the split functions; nullptr if it cannot be found.
-Expr *split_call(Oid operator_function, const char *name, Node *time) {
-    const Oid fn = sibling_function(operator_function, name);
+Expr *split_call(Oid operator_function, SplitFunction which, Node *time) {
+    const Oid fn = split_function(operator_function, which);
     if (!OidIsValid(fn)) {
         return nullptr;
     }
@@ -207,16 +246,14 @@ Expr *rewrite_for_constant(Expr *id, Oid id_type, Comparison c, TimestampTz ts) 
 Expr *rewrite_for_expression(Expr *id, Oid id_type, Comparison c, Node *time,
                              Oid operator_function) {
     const bool before = c.bound == Bound::before;
-    Expr *last = split_call(operator_function,
-                            before ? "snowflake_last_before" : "snowflake_last_at_or_before", time);
+    Expr *last = split_call(operator_function, before ? kLastBefore : kLastAtOrBefore, time);
     if (last == nullptr) {
         return nullptr;
     }
     if (!c.lower) {
         return id_against(id, id_type, BTLessEqualStrategyNumber, last);
     }
-    Expr *first = split_call(operator_function,
-                             before ? "snowflake_first_at_or_after" : "snowflake_first_after",
+    Expr *first = split_call(operator_function, before ? kFirstAtOrAfter : kFirstAfter,
                              static_cast<Node *>(copyObjectImpl(time)));
     if (first == nullptr) {
         return nullptr;
@@ -291,11 +328,11 @@ extern "C" Datum snowflake_timestamptz_ge(PG_FUNCTION_ARGS) {
 extern "C" Datum snowflake_time_comparison_support(PG_FUNCTION_ARGS) {
     Node *request = reinterpret_cast<Node *>(PG_GETARG_POINTER(0));
     if (!IsA(request, SupportRequestSimplify)) {
-        PG_RETURN_POINTER(nullptr);
+        PG_RETURN_POINTER(static_cast<Node *>(nullptr));
     }
     const FuncExpr *call = reinterpret_cast<SupportRequestSimplify *>(request)->fcall;
     if (list_length(call->args) != 2) {
-        PG_RETURN_POINTER(nullptr);
+        PG_RETURN_POINTER(static_cast<Node *>(nullptr));
     }
     Node *left = static_cast<Node *>(linitial(call->args));
     Node *right = static_cast<Node *>(lsecond(call->args));
@@ -305,7 +342,7 @@ extern "C" Datum snowflake_time_comparison_support(PG_FUNCTION_ARGS) {
     const char *name = get_func_name(call->funcid);
     Comparison c;
     if (name == nullptr || !comparison_of(name, id_on_left, &c)) {
-        PG_RETURN_POINTER(nullptr);
+        PG_RETURN_POINTER(static_cast<Node *>(nullptr));
     }
     const Oid id_type = getBaseType(exprType(reinterpret_cast<Node *>(id)));
     if (!IsA(time, Const)) {
@@ -313,7 +350,7 @@ extern "C" Datum snowflake_time_comparison_support(PG_FUNCTION_ARGS) {
     }
     const Const *t = reinterpret_cast<Const *>(time);
     if (t->constisnull) {
-        PG_RETURN_POINTER(nullptr);  // the strict operator's NULL stays
+        PG_RETURN_POINTER(static_cast<Node *>(nullptr));  // the strict operator's NULL stays
     }
     PG_RETURN_POINTER(rewrite_for_constant(id, id_type, c, DatumGetTimestampTz(t->constvalue)));
 }
