@@ -419,3 +419,253 @@ CREATE OPERATOR > (LEFTARG = timestamptz, RIGHTARG = snowflake, FUNCTION = snowf
                    COMMUTATOR = <, NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
 CREATE OPERATOR >= (LEFTARG = timestamptz, RIGHTARG = snowflake, FUNCTION = snowflake_ge,
                     COMMUTATOR = <=, NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
+
+------------------------------------------------------------------------------
+-- Adopting an existing table (1.5). snowflake_adopt() switches a bigint
+-- column filled by a sequence (bigserial, or DEFAULT nextval() of a
+-- sequence), by an identity, or by the application (no default), to
+-- DEFAULT snowflake_nextval(), in the caller's transaction, under an
+-- ACCESS EXCLUSIVE lock taken before anything is checked, so no row with an
+-- old-style value arrives between the check and the switch. The rules, and
+-- why: docs/functions.md, "Adopting an existing table".
+--
+-- The collision bound: this server issues from now on only above the ID
+-- the function mints, and a server minting into the table with its clock
+-- up to max_clock_drift behind this one's issues from now() minus that on.
+-- Every value already in the column must lie below both. now() is the
+-- transaction's start: earlier than the clock, so stricter, and the same
+-- instant a caller (or a test) computes the bound from.
+CREATE FUNCTION snowflake_adopt(table_name regclass, column_name name,
+                                to_snowflake boolean DEFAULT false,
+                                drop_sequence boolean DEFAULT false)
+RETURNS void LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, @extschema@, pg_temp AS $$
+DECLARE
+    rel record;
+    col record;
+    qualified text;            -- the table, schema-qualified and quoted
+    described text;            -- 'column "id" of table public.orders', for messages
+    default_text text;
+    def_oid oid;               -- the column's pg_attrdef row
+    seq oid;                   -- the sequence of a nextval() default
+    seq_name text;
+    seq_users text;
+    kind text;                 -- identity, sequence or none
+    minted bigint;
+    drift_ms bigint;
+    bound bigint;
+    bound_time timestamptz;
+    top bigint;
+    low bigint;
+    top_time text;
+BEGIN
+    IF table_name IS NULL OR column_name IS NULL OR to_snowflake IS NULL
+       OR drop_sequence IS NULL THEN
+        RAISE EXCEPTION 'snowflake_adopt() takes no NULL argument'
+            USING ERRCODE = '22004',
+                  HINT = 'Name the table and the column; to_snowflake and drop_sequence are '
+                         'true or false.';
+    END IF;
+    -- Under REPEATABLE READ or SERIALIZABLE the check below would read the
+    -- column in the snapshot of the transaction's first statement, taken
+    -- before the lock: rows committed while the lock was awaited would go
+    -- unseen.
+    IF current_setting('transaction_isolation') <> 'read committed' THEN
+        RAISE EXCEPTION 'snowflake_adopt() needs a READ COMMITTED transaction, not %',
+            upper(current_setting('transaction_isolation'))
+            USING ERRCODE = '0A000',
+                  DETAIL = 'It checks the column''s values after taking its lock; a snapshot '
+                           'taken before the lock would miss rows committed meanwhile.',
+                  HINT = 'Call it in a READ COMMITTED transaction (the default).';
+    END IF;
+
+    SELECT c.relname, c.relkind, c.relispartition, c.relowner, n.nspname INTO rel
+    FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+    WHERE c.oid = table_name;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'relation with OID % does not exist', table_name::oid
+            USING ERRCODE = '42P01';
+    END IF;
+    qualified := format('%I.%I', rel.nspname, rel.relname);
+    IF rel.relkind = 'p' OR rel.relispartition THEN
+        RAISE EXCEPTION 'table % is %', qualified,
+            CASE WHEN rel.relkind = 'p' THEN 'partitioned' ELSE 'a partition' END
+            USING ERRCODE = '0A000',
+                  DETAIL = 'snowflake_adopt() switches one table; a partitioned table''s '
+                           'default lives on the parent and on every partition.',
+                  HINT = 'Switch the parent and each child by hand, as '
+                         'docs/functions.md, "Adopting an existing table" shows.';
+    END IF;
+    IF rel.relkind <> 'r' THEN
+        RAISE EXCEPTION '% is not a table', qualified
+            USING ERRCODE = '42809',
+                  HINT = 'snowflake_adopt() switches a column of an ordinary table.';
+    END IF;
+    IF NOT pg_has_role(rel.relowner, 'USAGE') THEN
+        RAISE EXCEPTION 'must be owner of table %', qualified
+            USING ERRCODE = '42501',
+                  HINT = 'snowflake_adopt() alters the table: call it as its owner.';
+    END IF;
+
+    EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', qualified);
+
+    IF EXISTS (SELECT FROM pg_inherits WHERE inhrelid = table_name OR inhparent = table_name) THEN
+        RAISE EXCEPTION 'table % is part of an inheritance hierarchy', qualified
+            USING ERRCODE = '0A000',
+                  DETAIL = 'Its parent or children share the column, and their rows its values.',
+                  HINT = 'Switch the parent and each child by hand, as '
+                         'docs/functions.md, "Adopting an existing table" shows.';
+    END IF;
+    SELECT a.attname, a.atttypid, a.attidentity, a.attgenerated, a.atthasdef INTO col
+    FROM pg_attribute a
+    WHERE a.attrelid = table_name AND a.attname = column_name AND a.attnum > 0
+      AND NOT a.attisdropped;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'column % of table % does not exist', quote_ident(column_name), qualified
+            USING ERRCODE = '42703';
+    END IF;
+    described := format('column %I of table %s', column_name, qualified);
+    IF col.atttypid NOT IN ('bigint'::regtype, 'snowflake'::regtype) THEN
+        RAISE EXCEPTION '% is of type %, not bigint', described, format_type(col.atttypid, NULL)
+            USING ERRCODE = '42804',
+                  DETAIL = 'Snowflake IDs take 64 bits.',
+                  HINT = format('Change its type first (ALTER TABLE %s ALTER COLUMN %I TYPE '
+                                'bigint, which rewrites the table), then adopt it.',
+                                qualified, column_name);
+    END IF;
+
+    IF col.attidentity IN ('a', 'd') THEN
+        kind := 'identity';
+    ELSIF col.atthasdef THEN
+        SELECT pg_get_expr(d.adbin, d.adrelid), d.oid INTO default_text, def_oid
+        FROM pg_attrdef d WHERE d.adrelid = table_name AND d.adnum = (
+            SELECT attnum FROM pg_attribute WHERE attrelid = table_name AND attname = column_name);
+        IF col.attgenerated <> '' THEN
+            RAISE EXCEPTION '% is generated: %', described, default_text
+                USING ERRCODE = '55000',
+                      HINT = 'snowflake_adopt() switches a column filled by a sequence, an '
+                             'identity or the application.';
+        END IF;
+        IF EXISTS (SELECT FROM pg_depend
+                   WHERE classid = 'pg_attrdef'::regclass AND objid = def_oid
+                     AND refclassid = 'pg_proc'::regclass
+                     AND refobjid = 'snowflake_nextval()'::regprocedure) THEN
+            RAISE EXCEPTION '% already defaults to %', described, default_text
+                USING ERRCODE = '55000',
+                      HINT = 'It has been adopted already: there is nothing to switch.';
+        END IF;
+        -- nextval() of one sequence and nothing else, as bigserial makes it.
+        SELECT d.refobjid INTO seq FROM pg_depend d JOIN pg_class s ON s.oid = d.refobjid
+        WHERE d.classid = 'pg_attrdef'::regclass AND d.objid = def_oid
+          AND d.refclassid = 'pg_class'::regclass AND s.relkind = 'S';
+        IF NOT FOUND OR default_text !~ '^nextval\(''.*''::regclass\)$' THEN
+            RAISE EXCEPTION '% has a default other than a sequence''s nextval(): %',
+                described, default_text
+                USING ERRCODE = '55000',
+                      HINT = format('snowflake_adopt() replaces only a sequence''s nextval() or '
+                                    'an identity. Drop the default first if IDs should replace '
+                                    'it (ALTER TABLE %s ALTER COLUMN %I DROP DEFAULT).',
+                                    qualified, column_name);
+        END IF;
+        kind := 'sequence';
+        SELECT format('%I.%I', n.nspname, c.relname) INTO seq_name
+        FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = seq;
+    ELSE
+        kind := 'none';
+    END IF;
+
+    -- Rows in index order: the primary key's index answers both, for
+    -- bigint and snowflake alike (max() of a snowflake would go through
+    -- bigint, past the index).
+    EXECUTE format('SELECT %1$I FROM %2$s WHERE %1$I IS NOT NULL ORDER BY %1$I DESC LIMIT 1',
+                   column_name, qualified) INTO top;
+    EXECUTE format('SELECT %1$I FROM %2$s WHERE %1$I IS NOT NULL ORDER BY %1$I LIMIT 1',
+                   column_name, qualified) INTO low;
+    IF to_snowflake AND low < 0 THEN
+        RAISE EXCEPTION '% holds %, which the snowflake type cannot hold', described, low
+            USING ERRCODE = '22003',
+                  DETAIL = 'The snowflake type holds no negative value.',
+                  HINT = 'Renumber the rows with negative values, or adopt the column without '
+                         'to_snowflake (it stays bigint).';
+    END IF;
+
+    -- Raises, with its own hint, where the generator cannot issue (no
+    -- preload, no worker id), and from here on this server issues only
+    -- above this ID, also if its clock is later set back.
+    minted := snowflake_nextval();
+    SELECT setting::bigint INTO drift_ms FROM pg_settings WHERE name = 'snowflake_id.max_clock_drift';
+    bound_time := now() - make_interval(secs => drift_ms / 1000.0);
+    bound := least(snowflake_from_timestamp(bound_time), minted);
+    IF top >= bound THEN
+        BEGIN
+            top_time := to_char(snowflake_timestamp(top) AT TIME ZONE 'UTC',
+                                'YYYY-MM-DD HH24:MI:SS.MS"Z"');
+        EXCEPTION WHEN datetime_field_overflow THEN
+            top_time := 'past the end of the layout';
+        END;
+        RAISE EXCEPTION '% holds %, which snowflake_nextval() could issue again', described, top
+            USING ERRCODE = '55000',
+                  DETAIL = format('Its time by this server''s layout is %s; every value must lie '
+                                  'below %s, the first ID of %s (now() minus '
+                                  'snowflake_id.max_clock_drift, %s ms).', top_time, bound,
+                                  to_char(bound_time AT TIME ZONE 'UTC',
+                                          'YYYY-MM-DD HH24:MI:SS.MS"Z"'), drift_ms),
+                  HINT = 'Renumber the rows at or above that bound, or adopt the column once '
+                         'the clock has passed their time by more than '
+                         'snowflake_id.max_clock_drift.';
+    END IF;
+
+    IF kind = 'identity' THEN
+        -- Drops the identity's sequence with it.
+        EXECUTE format('ALTER TABLE %s ALTER COLUMN %I DROP IDENTITY', qualified, column_name);
+    END IF;
+    EXECUTE format('ALTER TABLE %s ALTER COLUMN %I SET DEFAULT snowflake_nextval()',
+                   qualified, column_name);
+    IF to_snowflake AND col.atttypid = 'bigint'::regtype THEN
+        EXECUTE format('ALTER TABLE %s ALTER COLUMN %I TYPE snowflake', qualified, column_name);
+    END IF;
+
+    IF kind = 'sequence' THEN
+        -- What else uses the sequence, now that this default does not:
+        -- other defaults, views; a function naming it in a string is not
+        -- recorded anywhere, and DROP SEQUENCE would not see it either.
+        SELECT string_agg(pg_describe_object(d.classid, d.objid, d.objsubid), ', '
+                          ORDER BY pg_describe_object(d.classid, d.objid, d.objsubid))
+        INTO seq_users
+        FROM pg_depend d
+        WHERE d.refclassid = 'pg_class'::regclass AND d.refobjid = seq AND d.deptype = 'n';
+        IF seq_users IS NULL THEN
+            -- Owned by another column (OWNED BY): that column's sequence.
+            SELECT pg_describe_object(d.refclassid, d.refobjid, d.refobjsubid) INTO seq_users
+            FROM pg_depend d
+            WHERE d.classid = 'pg_class'::regclass AND d.objid = seq AND d.deptype = 'a'
+              AND d.refclassid = 'pg_class'::regclass
+              AND NOT (d.refobjid = table_name AND d.refobjsubid = (
+                  SELECT attnum FROM pg_attribute
+                  WHERE attrelid = table_name AND attname = column_name));
+            IF seq_users IS NOT NULL THEN
+                seq_users := format('%s (which owns it)', seq_users);
+            END IF;
+        END IF;
+        IF NOT drop_sequence AND seq_users IS NULL THEN
+            RAISE NOTICE 'sequence % is kept', seq_name
+                USING DETAIL = 'Nothing else uses it.',
+                      HINT = format('DROP SEQUENCE %s once no application calls nextval() on '
+                                    'it.', seq_name);
+        ELSIF NOT drop_sequence THEN
+            RAISE NOTICE 'sequence % is kept', seq_name
+                USING DETAIL = format('It is still used by %s.', seq_users);
+        ELSIF seq_users IS NOT NULL THEN
+            RAISE EXCEPTION 'sequence % is also used by %', seq_name, seq_users
+                USING ERRCODE = '2BP01',
+                      HINT = 'Adopt the column with drop_sequence => false, which keeps the '
+                             'sequence.';
+        ELSE
+            EXECUTE format('DROP SEQUENCE %s', seq_name);
+        END IF;
+    END IF;
+END
+$$;
+
+COMMENT ON FUNCTION snowflake_adopt(regclass, name, boolean, boolean) IS
+'Switches a bigint column filled by a sequence, an identity or the application to DEFAULT snowflake_nextval(), refusing values the generator could issue; to_snowflake converts the column to the snowflake type, drop_sequence drops the old sequence';
