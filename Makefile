@@ -44,7 +44,7 @@ PGFILEDESC = "snowflake_id - Snowflake IDs generated inside PostgreSQL"
 # temporary instance of the installed server with tests/installcheck.conf,
 # as contrib's pg_stat_statements does. tests/server/regress.sh runs this,
 # and the suites that need other settings.
-REGRESS = snowflake_functions snowflake_errors snowflake_toolkit snowflake_partitioning \
+REGRESS = snowflake_functions snowflake_errors snowflake_toolkit snowflake_partitioning snowflake_date_bin \
 	snowflake_registry snowflake_type snowflake_upgrade snowflake_search_path
 REGRESS_OPTS = --temp-instance=tmp_check --temp-config=$(srcdir)/tests/installcheck.conf
 
