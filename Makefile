@@ -45,7 +45,8 @@ PGFILEDESC = "snowflake_id - Snowflake IDs generated inside PostgreSQL"
 # as contrib's pg_stat_statements does. tests/server/regress.sh runs this,
 # and the suites that need other settings.
 REGRESS = snowflake_functions snowflake_errors snowflake_toolkit snowflake_partitioning \
-	snowflake_registry snowflake_type snowflake_upgrade snowflake_search_path
+	snowflake_registry snowflake_type snowflake_upgrade snowflake_search_path \
+	snowflake_public
 REGRESS_OPTS = --temp-instance=tmp_check --temp-config=$(srcdir)/tests/installcheck.conf
 
 CORE_SRCS = $(wildcard src/core/*.cpp)

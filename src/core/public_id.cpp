@@ -130,6 +130,18 @@ bool public_key_from_setting(std::string_view text, SipKey *out, Error *err) {
     return true;
 }
 
+bool public_key_needs_preload(Error *err) {
+    fail(err, ErrorCode::public_key_unset,
+         "snowflake_id.public_key needs snowflake_id in shared_preload_libraries");
+    set_detail(err,
+               "Without the preload the setting is a placeholder that every role can read and "
+               "set, so public IDs without a key refuse to use it.");
+    set_hint(err,
+             "Add snowflake_id to shared_preload_libraries and restart the server, or pass the "
+             "key.");
+    return false;
+}
+
 uint64_t public_permute(const SipKey &key, uint64_t value) {
     uint32_t left = static_cast<uint32_t>(value >> 32);
     uint32_t right = static_cast<uint32_t>(value);

@@ -45,6 +45,10 @@ bool public_key_from_bytes(const uint8_t *bytes, std::size_t length, SipKey *out
 // ErrorCode::invalid_public_key for anything else that is not a key.
 bool public_key_from_setting(std::string_view text, SipKey *out, Error *err);
 
+// The refusal of the default key without the preload: the setting is then
+// a placeholder that every role can read and set (ErrorCode::public_key_unset).
+bool public_key_needs_preload(Error *err);
+
 // The permutation of the 64 bits and its inverse.
 uint64_t public_permute(const SipKey &key, uint64_t value);
 uint64_t public_unpermute(const SipKey &key, uint64_t value);
