@@ -48,7 +48,8 @@ PGFILEDESC = "snowflake_id - Snowflake IDs generated inside PostgreSQL"
 # and the suites that need other settings.
 REGRESS = snowflake_functions snowflake_errors snowflake_toolkit snowflake_partitioning \
 	snowflake_registry snowflake_type snowflake_upgrade snowflake_search_path \
-	snowflake_time snowflake_adopt snowflake_date_bin
+	snowflake_time snowflake_adopt snowflake_date_bin \
+	snowflake_public
 REGRESS_OPTS = --temp-instance=tmp_check --temp-config=$(srcdir)/tests/installcheck.conf
 
 CORE_SRCS = $(wildcard src/core/*.cpp)

@@ -15,6 +15,13 @@ SELECT snowflake_compose('2020-01-02 00:00:00+00', 7, 5) = (86400000::bigint << 
        AS compose_works;
 SELECT objectid_generate() ~ '^[0-9a-f]{24}$' AS objectid_works,
        objectid_timestamp('5c4a7fcc0ed0240001a79289');
+-- Public IDs with a key work; the default key does not: without the
+-- preload snowflake_id.public_key is a placeholder every role can read and
+-- set, even when this session sets it.
+SELECT snowflake_public(912291816210986656, '\x000102030405060708090a0b0c0d0e0f'::bytea) AS public;
+SET snowflake_id.public_key = '000102030405060708090a0b0c0d0e0f';
+SELECT snowflake_public(912291816210986656);
+RESET snowflake_id.public_key;
 -- Blocks and the status view need the shared memory.
 SELECT snowflake_nextval(3);
 SELECT * FROM snowflake_status;

@@ -15,6 +15,7 @@ int sqlstate_for(snowflake::ErrorCode code) {
         case ErrorCode::epoch_in_future:
             return ERRCODE_INVALID_PARAMETER_VALUE;
         case ErrorCode::invalid_node:
+        case ErrorCode::public_key_unset:
         case ErrorCode::clock_behind:
         case ErrorCode::registry:
             return ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE;
@@ -32,9 +33,13 @@ int sqlstate_for(snowflake::ErrorCode code) {
             return ERRCODE_INVALID_PARAMETER_VALUE;
         case ErrorCode::invalid_objectid:
         case ErrorCode::invalid_id_text:
+        case ErrorCode::invalid_public_id:
             return ERRCODE_INVALID_TEXT_REPRESENTATION;
         case ErrorCode::id_out_of_range:
             return ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE;
+        case ErrorCode::invalid_public_key:
+        case ErrorCode::invalid_public_prefix:
+            return ERRCODE_INVALID_PARAMETER_VALUE;
         case ErrorCode::none:
             break;
     }

@@ -60,6 +60,9 @@ extern int sf_max_wait_ms;
 extern int sf_lease_ttl_ms;
 // snowflake_id.registry: a libpq connection string, or "" (no registry).
 extern char *sf_registry;
+// snowflake_id.public_key: 32 hex digits, or "" (none); nullptr without the
+// preload, which leaves it undefined (a placeholder every role can read).
+extern char *sf_public_key;
 // sf_worker_id for worker_id = 'auto'.
 inline constexpr int kWorkerIdAuto = -2;
 // snowflake_id.on_clock_step_back.

@@ -13,6 +13,7 @@
 #include <cstdlib>
 
 #include "core/epoch.hpp"
+#include "core/public_id.hpp"
 #include "core/redis_url.hpp"
 #include "pg_glue.hpp"
 // After the core headers (src/core/pure_cpp.hpp).
@@ -30,6 +31,7 @@ int sf_max_clock_drift_ms = 1000;
 int sf_max_wait_ms = 100;
 int sf_lease_ttl_ms = 60000;
 char *sf_registry = nullptr;
+char *sf_public_key = nullptr;
 int sf_on_clock_step_back = kStepBackError;
 
 snowflake::Layout sf_layout;
@@ -108,7 +110,7 @@ bool is_our_setting(const char *name) {
         }
     }
     return pg_strcasecmp(name, "epoch") == 0 || pg_strcasecmp(name, "registry") == 0 ||
-           pg_strcasecmp(name, "on_clock_step_back") == 0;
+           pg_strcasecmp(name, "on_clock_step_back") == 0 || pg_strcasecmp(name, "public_key") == 0;
 }
 
 // PostgreSQL itself only warns about an unknown name under a reserved prefix
@@ -129,7 +131,7 @@ bool check_unknown_names(snowflake::Error *err) {
                 err,
                 "snowflake_id's settings are worker_id, datacenter_id, worker_bits, "
                 "datacenter_bits, sequence_bits, epoch, max_clock_drift, max_wait, "
-                "registry, lease_ttl and on_clock_step_back.");
+                "registry, lease_ttl, on_clock_step_back and public_key.");
             return false;
         }
     }
@@ -339,6 +341,25 @@ bool check_registry(char **newval, void **, GucSource) {
     return false;
 }
 
+// snowflake_id.public_key: 32 hex digits or "" (none). The value is a
+// secret: no message quotes it, and PostgreSQL's own would.
+bool public_key_ok(const char *text, snowflake::Error *err) {
+    snowflake::SipKey key;
+    return text == nullptr || text[0] == '\0' ||
+           snowflake::public_key_from_setting(text, &key, err);
+}
+
+bool check_public_key(char **newval, void **, GucSource) {
+    snowflake::Error err;
+    if (public_key_ok(*newval, &err)) {
+        return true;
+    }
+    GUC_check_errmsg("invalid value for parameter \"snowflake_id.public_key\"");
+    GUC_check_errdetail("%s", err.detail);
+    GUC_check_errhint("%s", err.hint);
+    return false;
+}
+
 // worker_id and datacenter_id reload with SIGHUP. As integer settings,
 // PostgreSQL would parse a reloaded '010' as octal 8, '0x1F' as 31 and round
 // '7.6' to 8 (start-up refuses those, so a configuration that reloads would
@@ -407,6 +428,16 @@ void define_settings() {
         "The registry of node ids: a libpq connection string, or a redis:// or "
         "redis+unix:// URL; empty: none.",
         nullptr, &sf_registry, "", PGC_POSTMASTER, GUC_SUPERUSER_ONLY, check_registry, nullptr,
+        nullptr);
+    // The default key of public IDs, a secret like a password: superusers
+    // only (and pg_read_all_settings), and left out of SHOW ALL and
+    // pg_settings even for them, so that a dump of the settings does not
+    // carry it.
+    DefineCustomStringVariable(
+        "snowflake_id.public_key",
+        "The key of public IDs without a key argument: 32 hexadecimal digits; empty: none.",
+        nullptr, &sf_public_key, "", PGC_SUSET,
+        GUC_SUPERUSER_ONLY | GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE, check_public_key, nullptr,
         nullptr);
     DefineCustomEnumVariable("snowflake_id.on_clock_step_back",
                              "What a server does when its clock is set back beyond "
@@ -493,6 +524,11 @@ void sf_load_settings(bool preloading) {
     }
     if (ok) {
         ok = layout.check_against_clock(now_ms, &err);
+    }
+    // A bad key in the configuration would only be warned about and left
+    // unset; stop instead, as for every other bad value, never quoting it.
+    if (ok && !public_key_ok(raw_value("public_key"), &err)) {
+        ok = false;
     }
     if (!ok) {
         sf_report(FATAL, err);
