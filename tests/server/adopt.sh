@@ -72,6 +72,7 @@ shop shop -c "CREATE EXTENSION snowflake_id" \
 
 # What must come through: every row, the defaults, the types, the
 # constraints and whether they are valid, the sequences.
+# shellcheck disable=SC2016 # SQL's $$ quotes, not the shell's
 state='SELECT string_agg(x, E'"'"'\n'"'"' ORDER BY x) FROM (
     SELECT format($$%s.%s %s default %s$$, c.relname, a.attname, format_type(a.atttypid, a.atttypmod),
                   pg_get_expr(d.adbin, d.adrelid)) AS x

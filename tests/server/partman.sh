@@ -75,7 +75,7 @@ check_rows() {
 
 # scenario SERVER FIRST_DAY EPOCH_TIME_OF_DAY
 scenario() {
-    local s=$1 day=$2 version offset_param create args plan today_lo today_hi
+    local s=$1 day=$2 version offset_param native args plan today_lo today_hi
     clock_to_day "$day"
     sf_psql "$s" -c "CREATE EXTENSION snowflake_id" -c "CREATE SCHEMA partman" \
         -c "CREATE EXTENSION pg_partman SCHEMA partman"
@@ -88,9 +88,14 @@ scenario() {
 
     # The recipe (docs/partitioning.md), by pg_partman's version.
     case $version in
-    4.*) create="partman.create_parent('public.%s', 'id', 'native', p_interval := snowflake_interval_ids('1 day')::text," ;;
-    *) create="partman.create_parent('public.%s', 'id', p_interval := snowflake_interval_ids('1 day')::text," ;;
+    4.*) native="'native', " ;;
+    *) native= ;;
     esac
+    # create_parent's call up to its last arguments, for table $1.
+    create_call() {
+        printf "partman.create_parent('public.%s', 'id', %sp_interval := snowflake_interval_ids('1 day')::text," \
+            "$1" "$native"
+    }
     args="p_premake := $premake, p_start_partition := snowflake_date_bin('1 day', now())::text"
     for t in events events_raw; do
         sf_psql "$s" -c "CREATE TABLE public.$t (
@@ -98,12 +103,12 @@ scenario() {
         ) PARTITION BY RANGE (id)"
     done
     # events_raw: pg_partman alone, which counts its intervals from ID 0.
-    sf_psql "$s" -c "SELECT $(printf "$create" events_raw) $args)" >/dev/null
+    sf_psql "$s" -c "SELECT $(create_call events_raw) $args)" >/dev/null
     if [ "$offset_param" = 1 ]; then
-        sf_psql "$s" -c "SELECT $(printf "$create" events) $args,
+        sf_psql "$s" -c "SELECT $(create_call events) $args,
             p_offset_id := snowflake_date_bin('1 day', now()) % snowflake_interval_ids('1 day'))" >/dev/null
     else
-        sf_psql "$s" -c "SELECT $(printf "$create" events) $args)" >/dev/null
+        sf_psql "$s" -c "SELECT $(create_call events) $args)" >/dev/null
         sf_psql "$s" -c "DO \$\$
             DECLARE
                 width bigint := snowflake_interval_ids('1 day');
@@ -235,7 +240,7 @@ scenario() {
         PARTITION BY RANGE (id)"
     sf_expect_match "$s: pg_partman refuses a snowflake-typed control column" \
         "ERROR: .*pg_partman only supports partitioning of data types that are integer.*of type snowflake" \
-        "$(sf_psql "$s" -c "SELECT $(printf "$create" typed) $args)" 2>&1 || true)"
+        "$(sf_psql "$s" -c "SELECT $(create_call typed) $args)" 2>&1 || true)"
 }
 
 sf_new d "snowflake_id.worker_id = 5"
