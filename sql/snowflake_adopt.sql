@@ -211,6 +211,26 @@ BEGIN ISOLATION LEVEL REPEATABLE READ;
 SELECT snowflake_adopt('invoices', 'id');
 \echo :SQLSTATE
 ROLLBACK;
+-- Rows the owner's row-level security hides are checked too (row_security
+-- off): a forced policy makes the check fail loudly rather than skip them.
+CREATE ROLE sf_adopt_owner;
+GRANT USAGE, CREATE ON SCHEMA "Adopt Me" TO sf_adopt_owner;
+SET ROLE sf_adopt_owner;
+CREATE TABLE guarded (id bigserial PRIMARY KEY, owner text NOT NULL DEFAULT current_user);
+ALTER TABLE guarded ENABLE ROW LEVEL SECURITY;
+ALTER TABLE guarded FORCE ROW LEVEL SECURITY;
+CREATE POLICY own_rows ON guarded USING (owner = current_user);
+INSERT INTO guarded (id) VALUES (1);
+RESET ROLE;
+INSERT INTO guarded (id, owner)
+VALUES (snowflake_compose('2060-01-01 00:00:00+00', 0, 0), 'someone else');
+SET ROLE sf_adopt_owner;
+SELECT count(*) AS rows_the_owner_sees FROM guarded;
+SELECT snowflake_adopt('guarded', 'id');
+\echo :SQLSTATE
+RESET ROLE;
+SELECT pg_get_expr(adbin, adrelid) AS "default" FROM pg_attrdef
+WHERE adrelid = 'guarded'::regclass;
 -- invoices still has its sequence's default after all of these.
 SELECT pg_get_expr(adbin, adrelid) AS "default" FROM pg_attrdef
 WHERE adrelid = 'invoices'::regclass;
@@ -219,3 +239,4 @@ RESET search_path;
 SET client_min_messages = warning;
 DROP SCHEMA "Adopt Me" CASCADE;
 DROP ROLE sf_adopt_stranger;
+DROP ROLE sf_adopt_owner;

@@ -178,6 +178,39 @@ SELECT count(*) FROM daily
 WHERE snowflake_timestamp(id) >= '2026-11-01 00:00:00+00' AND snowflake_timestamp(id) < '2026-11-02 00:00:00+00';
 RESET plan_cache_mode;
 
+-- A volatile side is not rewritten: it runs once per comparison, as the
+-- operator runs it, never once per clause of the rewrite.
+CREATE SEQUENCE calls;
+CREATE FUNCTION counted_time() RETURNS timestamptz LANGUAGE sql VOLATILE
+AS $$ SELECT timestamptz '2026-11-01 00:00:00+00' + nextval('calls') * interval '0 ms' $$;
+CREATE FUNCTION counted_id(v snowflake) RETURNS snowflake LANGUAGE sql VOLATILE
+AS $$ SELECT v FROM (SELECT nextval('calls')) AS counted $$;
+SELECT count(*) FILTER (WHERE id >= counted_time()) AS at_or_after, count(*) AS ids,
+       (SELECT last_value FROM calls) AS time_calls
+FROM extremes;
+ALTER SEQUENCE calls RESTART;
+SELECT counted_id('904520112537600000') >= timestamptz '2026-11-01 00:00:00+00' AS at_or_after,
+       (SELECT last_value FROM calls) AS id_calls;
+-- A subquery is planned once: one InitPlan, not one per clause.
+CREATE FUNCTION plan_lines(query text, pattern text) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+    line text;
+    n bigint := 0;
+BEGIN
+    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || query LOOP
+        IF line ~ pattern THEN
+            n := n + 1;
+        END IF;
+    END LOOP;
+    RETURN n;
+END $$;
+SELECT plan_lines('SELECT count(*) FROM extremes WHERE id >= (SELECT min(t) FROM times WHERE t > ''2026-01-01'')',
+                  'InitPlan') AS init_plans;
+SELECT count(*) FROM extremes WHERE id >= (SELECT min(t) FROM times WHERE t > '2026-01-01');
+SELECT count(*) FROM extremes WHERE snowflake_timestamp(id) >= (SELECT min(t) FROM times WHERE t > '2026-01-01');
+DROP FUNCTION plan_lines(text, text), counted_time(), counted_id(snowflake);
+DROP SEQUENCE calls;
+
 -- Not for bigint: bigint and timestamptz have no comparison (other
 -- queries' meaning must not change); a bigint column uses the boundaries.
 SELECT 1::bigint < now();

@@ -34,7 +34,11 @@
 //       id >  t   id >= snowflake_first_after(t) AND id > snowflake_last_at_or_before(t)
 //     The first clause of a lower bound is what pruning can use (id > last
 //     keeps the partition that ends just before t); the second keeps the
-//     answer exact when the first saturates.
+//     answer exact when the first saturates. A t holding a subquery gets
+//     the second alone, so that the subquery runs once.
+//   - a volatile id or t (snowflake_nextval(), clock_timestamp(), random()):
+//     no rewrite, so that each runs once per comparison, as the operator
+//     runs it; no index or pruning could use them anyway.
 #include "pg_glue.hpp"
 // After the core headers (src/core/pure_cpp.hpp).
 #include "pg_compat.hpp"
@@ -46,6 +50,8 @@ extern "C" {
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/supportnodes.h"
+#include "optimizer/clauses.h"
+#include "optimizer/optimizer.h"
 #include "parser/parse_func.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
@@ -250,8 +256,12 @@ Expr *rewrite_for_expression(Expr *id, Oid id_type, Comparison c, Node *time,
     if (last == nullptr) {
         return nullptr;
     }
-    if (!c.lower) {
-        return id_against(id, id_type, BTLessEqualStrategyNumber, last);
+    // A subquery would be planned and run once per clause: one clause,
+    // exact, which the index serves; pruning keeps the partition that ends
+    // just before t.
+    if (!c.lower || contain_subplans(time)) {
+        return id_against(id, id_type,
+                          c.lower ? BTGreaterStrategyNumber : BTLessEqualStrategyNumber, last);
     }
     Expr *first = split_call(operator_function, before ? kFirstAtOrAfter : kFirstAfter,
                              static_cast<Node *>(copyObjectImpl(time)));
@@ -342,6 +352,14 @@ extern "C" Datum snowflake_time_comparison_support(PG_FUNCTION_ARGS) {
     const char *name = get_func_name(call->funcid);
     Comparison c;
     if (name == nullptr || !comparison_of(name, id_on_left, &c)) {
+        PG_RETURN_POINTER(static_cast<Node *>(nullptr));
+    }
+    // A volatile side must run once per comparison, as the operator runs it:
+    // the rewrite would run it once per clause (snowflake_nextval() twice)
+    // and could compare with two different times. Neither could serve an
+    // index or pruning anyway.
+    if (contain_volatile_functions(reinterpret_cast<Node *>(id)) ||
+        contain_volatile_functions(time)) {
         PG_RETURN_POINTER(static_cast<Node *>(nullptr));
     }
     const Oid id_type = getBaseType(exprType(reinterpret_cast<Node *>(id)));
