@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Start-up behaviour with the library preloaded:
 #  - a bad layout, epoch or setting in postgresql.conf stops the server with a
-#    FATAL naming the setting (PostgreSQL alone would warn and keep a default);
+#    FATAL naming the setting (PostgreSQL alone would warn and keep a default),
+#    and a bad public_key without quoting it;
 #  - a layout near its end, and an unset or out-of-range worker id, start the
 #    server with a WARNING; snowflake_nextval() then refuses an invalid worker id.
 set -euo pipefail
@@ -49,6 +50,14 @@ expect_refused "widths leave no timestamp" \
 expect_refused "layout cannot carry the current time" \
     'the layout leaves 23 timestamp bits, which ran out at 2020-01-01 02:19:48.607Z' \
     "snowflake_id.worker_id = 1" "snowflake_id.worker_bits = 20" "snowflake_id.sequence_bits = 20"
+# The default key of public IDs is a secret: refused, and never written to
+# the log.
+expect_refused "public_key not a key" \
+    'snowflake_id.public_key is not a key for public IDs' \
+    "snowflake_id.worker_id = 1" "snowflake_id.public_key = 'secret-zz-0123456789abcdef'"
+if sf_server_log s | grep -q 'secret-zz'; then
+    sf_die "public_key not a key: the log quotes the rejected value"
+fi
 expect_refused "epoch in the future" \
     'snowflake_id.epoch \(2999-01-01 00:00:00.000Z\) is in the future' \
     "snowflake_id.worker_id = 1" "snowflake_id.epoch = '2999-01-01T00:00:00Z'"
