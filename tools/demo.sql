@@ -30,6 +30,27 @@ WHERE id >= snowflake_from_timestamp(:'t') AND id < snowflake_from_timestamp(:'t
 SELECT count(*) AS made_in_the_last_hour
 FROM orders WHERE id >= snowflake_from_timestamp(now() - interval '1 hour');
 
+-- With the snowflake column type, IDs compare with times directly
+-- (docs/time-queries.md): the planner turns the comparison into the same
+-- index range.
+CREATE TABLE events (id snowflake PRIMARY KEY DEFAULT snowflake_nextval(), body text);
+INSERT INTO events (body) SELECT 'event ' || g FROM generate_series(1, 10000) g;
+ANALYZE events;
+SELECT snowflake_timestamp(min(id)) + interval '2 ms' AS te FROM events \gset
+EXPLAIN (COSTS OFF) SELECT count(*) FROM events
+WHERE id >= :'te'::timestamptz AND id < :'te'::timestamptz + interval '2 ms';
+SELECT count(*) AS made_in_those_2_ms FROM events
+WHERE id >= :'te'::timestamptz AND id < :'te'::timestamptz + interval '2 ms';
+SELECT count(*) AS events_of_the_last_hour FROM events WHERE id >= now() - interval '1 hour';
+
+-- Public IDs for URLs (docs/public-ids.md): opaque without the key,
+-- reversible with it. This key is an example: make yours with
+-- `openssl rand -hex 16`.
+SELECT id, snowflake_public(id, '\x000102030405060708090a0b0c0d0e0f'::bytea, prefix => 'evt') AS public_id,
+       snowflake_from_public(snowflake_public(id, '\x000102030405060708090a0b0c0d0e0f'::bytea, prefix => 'evt'),
+                             '\x000102030405060708090a0b0c0d0e0f'::bytea, prefix => 'evt') = id AS maps_back
+FROM events ORDER BY id LIMIT 3;
+
 -- The settings in force.
 SELECT name, setting, unit FROM pg_settings WHERE name LIKE 'snowflake_id.%' ORDER BY name;
 
