@@ -129,6 +129,20 @@ SELECT current_setting('snowflake_id.public_key');
 SELECT count(*) AS in_pg_settings FROM pg_settings WHERE name = 'snowflake_id.public_key';
 SET snowflake_id.public_key = '000102030405060708090a0b0c0d0e0f';
 RESET ROLE;
+-- pg_read_all_settings (and pg_monitor, which holds it) reads every
+-- superuser-only setting: this one shows (hidden) to them.
+GRANT pg_monitor TO sf_public_user;
+SET ROLE sf_public_user;
+SHOW snowflake_id.public_key;
+SELECT current_setting('snowflake_id.public_key');
+RESET ROLE;
+REVOKE pg_monitor FROM sf_public_user;
 DROP ROLE sf_public_user;
 RESET snowflake_id.public_key;
 SELECT snowflake_public(1);
+
+-- A key written as text, not bytea, is taken for the prefix (the untyped
+-- literal matches text): refused without quoting the key.
+\set VERBOSITY default
+SELECT snowflake_public(912291816210986656, '\x000102030405060708090a0b0c0d0e0f');
+\set VERBOSITY terse

@@ -17,23 +17,23 @@ namespace snowflake {
 
 enum class ErrorCode : int {
     none = 0,
-    invalid_setting,        // a setting's value is malformed or out of its own range
-    layout_no_room,         // the layout cannot carry the current time
-    epoch_in_future,        // the epoch lies after the wall clock
-    invalid_node,           // worker_id / datacenter_id unset or too wide for the layout
-    timestamp_exhausted,    // the timestamp field has run out
-    clock_behind,           // the wall clock is behind beyond what drift and wait allow
-    invalid_id,             // an ID that no layout can have issued (negative)
-    time_out_of_range,      // a time before the epoch or after the layout's end
-    field_out_of_range,     // a worker id, datacenter id or sequence too wide for the layout
-    invalid_spec,           // a foreign layout (preset name or spec) that cannot be read
-    invalid_objectid,       // text that is not 24 hexadecimal digits
-    block_too_large,        // a block of IDs that no call could ever be given
-    registry,               // the registry of node ids refused or could not be reached
-    invalid_id_text,        // text that is not the digits of an ID (the snowflake type)
-    id_out_of_range,        // a negative value, or one beyond bigint, for the snowflake type
-    invalid_public_id,      // text that is not a public ID under the given key, prefix and check
-    invalid_public_key,     // a key for public IDs that is not 16 bytes, or the setting unset
+    invalid_setting,      // a setting's value is malformed or out of its own range
+    layout_no_room,       // the layout cannot carry the current time
+    epoch_in_future,      // the epoch lies after the wall clock
+    invalid_node,         // worker_id / datacenter_id unset or too wide for the layout
+    timestamp_exhausted,  // the timestamp field has run out
+    clock_behind,         // the wall clock is behind beyond what drift and wait allow
+    invalid_id,           // an ID that no layout can have issued (negative)
+    time_out_of_range,    // a time before the epoch or after the layout's end
+    field_out_of_range,   // a worker id, datacenter id or sequence too wide for the layout
+    invalid_spec,         // a foreign layout (preset name or spec) that cannot be read
+    invalid_objectid,     // text that is not 24 hexadecimal digits
+    block_too_large,      // a block of IDs that no call could ever be given
+    registry,             // the registry of node ids refused or could not be reached
+    invalid_id_text,      // text that is not the digits of an ID (the snowflake type)
+    id_out_of_range,      // a negative value, or one beyond bigint, for the snowflake type
+    invalid_public_id,    // text that is not a public ID under the given key, prefix and check
+    invalid_public_key,   // a key for public IDs that is not 16 bytes, or a setting that is no key
     invalid_public_prefix,  // a prefix for public IDs outside its alphabet or length
     public_key_unset,       // a public ID without a key while snowflake_id.public_key is empty
 };

@@ -13,6 +13,25 @@ namespace {
 constexpr char kSymbols[] = "0123456789ABCDEFGHJKMNPQRSTVWXYZ*~$=U";
 constexpr uint64_t kCheckModulus = 37;
 
+// "\x" and hexadecimal digits, or 32 hexadecimal digits: a key's text form.
+bool looks_like_a_key(std::string_view text) {
+    std::string_view digits = text;
+    if (digits.size() >= 2 && digits[0] == '\\' && (digits[1] == 'x' || digits[1] == 'X')) {
+        digits.remove_prefix(2);
+    } else if (digits.size() != 2 * kPublicKeyBytes) {
+        return false;
+    }
+    if (digits.empty()) {
+        return false;
+    }
+    for (char c : digits) {
+        if (hex_value(c) < 0) {
+            return false;
+        }
+    }
+    return true;
+}
+
 // A symbol's value as Crockford's decoding reads it: either case, I and L
 // as 1, O as 0. -1 for anything else; the check symbols (32 to 36) only if
 // `check_symbol`.
@@ -105,8 +124,12 @@ bool public_key_from_setting(std::string_view text, SipKey *out, Error *err) {
         return false;
     }
     std::string_view digits = text;
+    // bytea's output writes "\x"; postgresql.conf's quoting reads "\x" as
+    // "x", so a key pasted there arrives with a bare x.
     if (digits.size() >= 2 && digits[0] == '\\' && (digits[1] == 'x' || digits[1] == 'X')) {
         digits.remove_prefix(2);
+    } else if (digits.size() == 2 * kPublicKeyBytes + 1 && (digits[0] == 'x' || digits[0] == 'X')) {
+        digits.remove_prefix(1);
     }
     uint8_t bytes[kPublicKeyBytes];
     bool ok = digits.size() == 2 * kPublicKeyBytes;
@@ -122,7 +145,7 @@ bool public_key_from_setting(std::string_view text, SipKey *out, Error *err) {
              "snowflake_id.public_key is not a key for public IDs");
         set_detail(err,
                    "The key is written as 32 hexadecimal digits (16 bytes), optionally after "
-                   "\"\\x\".");
+                   "\"\\x\" (in postgresql.conf, \"\\x\" reads as \"x\", which is taken too).");
         set_hint(err, "Make one with openssl rand -hex 16.");
         return false;
     }
@@ -179,6 +202,21 @@ std::size_t crockford_encode(uint64_t value, bool check, char out[kPublicIdSymbo
 bool check_public_prefix(std::string_view prefix, Error *err) {
     if (prefix.empty()) {
         return true;
+    }
+    if (looks_like_a_key(prefix)) {
+        // A key written as text lands here (an untyped literal is taken for
+        // the text prefix): a secret, so not quoted.
+        fail(err, ErrorCode::invalid_public_prefix,
+             "invalid prefix for public IDs: it looks like a key written as text");
+        set_detail(err,
+                   "A prefix is empty (none) or 1 to %zu lower-case letters a-z and underscores; "
+                   "this one is hexadecimal digits, as a key is written (32 of them are refused "
+                   "even as letters a-f).",
+                   kPublicPrefixMax);
+        set_hint(err,
+                 "A key is bytea: write it as '\\x...'::bytea, or the text is taken for the "
+                 "prefix.");
+        return false;
     }
     bool ok = prefix.size() <= kPublicPrefixMax && prefix.front() != '_' && prefix.back() != '_';
     for (std::size_t i = 0; ok && i < prefix.size(); ++i) {
@@ -239,6 +277,16 @@ bool parse_public_id(std::string_view text, const SipKey &key, std::string_view 
                             static_cast<int>(prefix.size()), prefix.data());
         }
         start = prefix.size() + 1;
+    }
+    // Every symbol, hyphen and check symbol is ASCII, and so is the prefix.
+    // A byte from 0x80 up is refused where it stands, whatever the
+    // database's encoding: in LATIN1 or EUC_JP it is (part of) a character
+    // of its own, which skipping it as UTF-8's continuation would drop.
+    for (std::size_t i = start; i < text.size(); ++i) {
+        if (static_cast<unsigned char>(text[i]) >= 0x80) {
+            return bad_text(err, text, "Character %zu is not a symbol of Crockford's base32.",
+                            i + 1);
+        }
     }
     const std::size_t wanted = kPublicIdSymbols + (check ? 1 : 0);
     std::size_t symbols = 0;

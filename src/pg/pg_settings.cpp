@@ -21,6 +21,7 @@
 
 extern "C" {
 #include "miscadmin.h"
+#include "utils/elog.h"
 #include "utils/guc.h"
 #include "utils/guc_tables.h"
 }
@@ -349,6 +350,44 @@ bool public_key_ok(const char *text, snowflake::Error *err) {
            snowflake::public_key_from_setting(text, &key, err);
 }
 
+// SHOW and current_setting() for the members of pg_read_all_settings
+// (pg_monitor among them), whom GUC_SUPERUSER_ONLY lets read it: the key is
+// for superusers alone, as a password is.
+const char *show_public_key() {
+    if (!superuser()) {
+        return "(hidden)";
+    }
+    return sf_public_key != nullptr ? sf_public_key : "";
+}
+
+// A reload logs each changed setting's new value ("parameter \"%s\" changed
+// to \"%s\"", at LOG in the postmaster, DEBUG2 in backends), whatever its
+// flags: for the key, the line keeps the name and loses the value. The name
+// is as the configuration file writes it, in any letter case.
+emit_log_hook_type previous_emit_log_hook = nullptr;
+
+bool names_public_key(const char *message) {
+    static const char kName[] = "\"snowflake_id.public_key\"";
+    const size_t n = sizeof kName - 1;
+    for (const char *p = message; *p != '\0'; ++p) {
+        if (pg_strncasecmp(p, kName, n) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+void hide_public_key_in_log(ErrorData *edata) {
+    if (edata->message_id != nullptr && edata->message != nullptr &&
+        strcmp(edata->message_id, "parameter \"%s\" changed to \"%s\"") == 0 &&
+        names_public_key(edata->message)) {
+        edata->message = pstrdup("parameter \"snowflake_id.public_key\" changed");
+    }
+    if (previous_emit_log_hook != nullptr) {
+        previous_emit_log_hook(edata);
+    }
+}
+
 bool check_public_key(char **newval, void **, GucSource) {
     snowflake::Error err;
     if (public_key_ok(*newval, &err)) {
@@ -438,7 +477,7 @@ void define_settings() {
         "The key of public IDs without a key argument: 32 hexadecimal digits; empty: none.",
         nullptr, &sf_public_key, "", PGC_SUSET,
         GUC_SUPERUSER_ONLY | GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE, check_public_key, nullptr,
-        nullptr);
+        show_public_key);
     DefineCustomEnumVariable("snowflake_id.on_clock_step_back",
                              "What a server does when its clock is set back beyond "
                              "max_clock_drift while it runs: error, or switch_node (lease another "
@@ -534,6 +573,8 @@ void sf_load_settings(bool preloading) {
         sf_report(FATAL, err);
     }
     define_settings();
+    previous_emit_log_hook = emit_log_hook;
+    emit_log_hook = hide_public_key_in_log;
     for (int i = 0; i < kIntSettingCount; ++i) {
         if (*kIntSettings[i].value != values[i]) {
             ereport(FATAL, (errmsg("snowflake_id.%s was not taken from the configuration",

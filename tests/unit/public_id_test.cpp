@@ -437,7 +437,7 @@ TEST(Crockford, Prefixes) {
 
 TEST(Crockford, BadPrefixes) {
     char out[snowflake::kPublicIdTextMax + 1];
-    for (const char *p : {"Ord", "_ord", "ord_", "or-d", "ord1", "örd", " ord", "\\x0011"}) {
+    for (const char *p : {"Ord", "_ord", "ord_", "or-d", "ord1", "örd", " ord", "\\xzz"}) {
         Error err;
         EXPECT_FALSE(snowflake::check_public_prefix(p, &err)) << p;
         EXPECT_EQ(err.code, ErrorCode::invalid_public_prefix);
@@ -449,10 +449,33 @@ TEST(Crockford, BadPrefixes) {
     Error err;
     EXPECT_FALSE(snowflake::check_public_prefix(std::string(64, 'a'), &err));
     EXPECT_TRUE(contains(err.hint, "Use a prefix"));
-    EXPECT_FALSE(snowflake::check_public_prefix("\\x00112233", &err));
-    EXPECT_TRUE(contains(err.hint, "'\\x...'::bytea")) << err.hint;
+    // A key given as text (an untyped literal is taken for the prefix) is a
+    // secret: refused without quoting it, with the way to write a key.
+    for (const char *key_text :
+         {"\\x00112233", "\\x000102030405060708090a0b0c0d0e0f", "000102030405060708090a0b0c0d0e0f",
+          "abcdefabcdefabcdefabcdefabcdefab"}) {
+        EXPECT_FALSE(snowflake::check_public_prefix(key_text, &err)) << key_text;
+        EXPECT_EQ(err.code, ErrorCode::invalid_public_prefix);
+        EXPECT_FALSE(contains(err.message, key_text + 2)) << err.message;
+        EXPECT_FALSE(contains(err.detail, key_text + 2)) << err.detail;
+        EXPECT_TRUE(contains(err.hint, "'\\x...'::bytea")) << err.hint;
+    }
     EXPECT_TRUE(snowflake::check_public_prefix("a", &err));
     EXPECT_TRUE(snowflake::check_public_prefix("a_b", &err));
+}
+
+// Bytes from 0x80 up are characters of their own in LATIN1, SQL_ASCII or
+// EUC_JP: refused where they stand, never skipped as UTF-8 continuations.
+TEST(Crockford, NonAsciiBytesAreRefusedWhereTheyStand) {
+    const std::string text = format(912291816210986656);
+    for (const std::string &odd :
+         {text + "\xB0", "\xA7" + text, text.substr(0, 5) + "\x80" + text.substr(5),
+          text + "\xA4\xA2", text + "\xC2\xB0"}) {
+        const Error err = bad(odd);
+        EXPECT_TRUE(contains(err.detail, "is not a symbol")) << err.detail;
+    }
+    const Error err = bad(text.substr(0, 5) + "\xB0" + text.substr(5));
+    EXPECT_TRUE(contains(err.detail, "Character 6 ")) << err.detail;
 }
 
 // Half of all 64-bit values are the images of negative numbers: a text
@@ -489,13 +512,18 @@ TEST(PublicId, Keys) {
     ASSERT_TRUE(
         snowflake::public_key_from_setting("\\x000102030405060708090A0B0C0D0E0F", &key, &err));
     EXPECT_EQ(key.k1, kKey.k1);
+    // postgresql.conf reads '\x...' as 'x...'.
+    ASSERT_TRUE(
+        snowflake::public_key_from_setting("x000102030405060708090a0b0c0d0e0f", &key, &err));
+    EXPECT_EQ(key.k1, kKey.k1);
 
     EXPECT_FALSE(snowflake::public_key_from_setting("", &key, &err));
     EXPECT_EQ(err.code, ErrorCode::public_key_unset);
     EXPECT_TRUE(contains(err.hint, "snowflake_id.public_key"));
     const char *secret = "000102030405060708090a0b0c0d0e0g";
-    for (const char *bad_key : {"0001", secret, "000102030405060708090a0b0c0d0e0f00",
-                                " 000102030405060708090a0b0c0d0e0f", "\\x0001"}) {
+    for (const char *bad_key :
+         {"0001", secret, "000102030405060708090a0b0c0d0e0f00", " 000102030405060708090a0b0c0d0e0f",
+          "\\x0001", "x00102030405060708090a0b0c0d0e0f", "y000102030405060708090a0b0c0d0e0f"}) {
         EXPECT_FALSE(snowflake::public_key_from_setting(bad_key, &key, &err)) << bad_key;
         EXPECT_EQ(err.code, ErrorCode::invalid_public_key);
         // The setting is a secret: no message quotes it.
