@@ -174,21 +174,13 @@ sf_as_server "$SF_STAGE_BIN/pg_ctl" -D "$(sf_datadir s)" reload >/dev/null
 sf_poll s "SHOW snowflake_id.public_key" "x$key"
 sf_expect_eq "the key from the file makes the keyed form" t \
     "$(sf_psql s -c "SELECT snowflake_public(42) = snowflake_public(42, '\\x$key'::bytea)")"
-for _ in $(seq 1 500); do
-    grep -q 'parameter "snowflake_id.public_key" changed' "$SF_WORK/s/server.log" && break
-    sf_psql s -c "SELECT pg_sleep(0.01)" >/dev/null
-done
-sf_expect_match "the reload logs the key's change" 'parameter "snowflake_id.public_key" changed' \
-    "$(sf_server_log s)"
+sf_await_log s 'parameter "snowflake_id.public_key" changed' ||
+    sf_die "the reload did not log the key's change"
 printf '%s\n' "snowflake_id.worker_id = 9" "snowflake_id.public_key = 'not-a-key-secret-zz'" |
     sf_as_server tee "$case_conf" >/dev/null
 sf_as_server "$SF_STAGE_BIN/pg_ctl" -D "$(sf_datadir s)" reload >/dev/null
-for _ in $(seq 1 500); do
-    grep -q 'invalid value for parameter "snowflake_id.public_key"' "$SF_WORK/s/server.log" && break
-    sf_psql s -c "SELECT pg_sleep(0.01)" >/dev/null
-done
-sf_expect_match "a reload refuses a bad key" 'invalid value for parameter "snowflake_id.public_key"' \
-    "$(sf_server_log s)"
+sf_await_log s 'invalid value for parameter "snowflake_id.public_key"' ||
+    sf_die "a reload with a bad key did not log its refusal"
 sf_expect_eq "and keeps the old key" "x$key" "$(sf_psql s -c "SHOW snowflake_id.public_key")"
 if sf_server_log s | grep -q -e "$key" -e 'secret-zz'; then
     sf_die "the log quotes a key: $(sf_server_log s | grep -e "$key" -e 'secret-zz')"
