@@ -5,6 +5,9 @@
 
 #include "core/public_id.hpp"
 #include "pg_glue.hpp"
+// After the core headers (src/core/pure_cpp.hpp); VARDATA_ANY and friends
+// live in varatt.h since 16, which 19's postgres.h no longer includes.
+#include "pg_compat.hpp"
 
 extern "C" {
 #include "fmgr.h"
