@@ -38,11 +38,7 @@ int64_t unix_ms_of(TimestampTz ts) {
                         errhint("Keep the time inside that range, e.g. "
                                 "greatest(t, snowflake_timestamp(0)).")));
     }
-    int64_t ms = ts / 1000;
-    if (ts % 1000 < 0) {
-        --ms;
-    }
-    return ms + kPostgresEpochUnixMs;
+    return sf_unix_ms_floor(ts);
 }
 
 }  // namespace

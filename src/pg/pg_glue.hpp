@@ -47,6 +47,17 @@ inline TimestampTz sf_timestamptz_of(int64_t unix_ms) {
     return (unix_ms - kPostgresEpochUnixMs) * 1000;
 }
 
+// The millisecond (since 1970) holding a finite timestamptz, rounded down.
+// Whole milliseconds first: ts's microseconds since 2000 plus 30 years
+// would overflow near timestamptz's upper end.
+inline int64_t sf_unix_ms_floor(TimestampTz ts) {
+    int64_t ms = ts / 1000;
+    if (ts % 1000 < 0) {
+        --ms;
+    }
+    return ms + kPostgresEpochUnixMs;
+}
+
 using snowflake::kNsPerMs;
 
 // --- pg_settings.cpp ----------------------------------------------------------

@@ -78,17 +78,6 @@ namespace {
 
 enum class Bound { before, at_or_before };
 
-// The millisecond (since 1970) holding ts, rounded down. Whole milliseconds
-// first: ts's microseconds since 2000 plus 30 years would overflow near
-// timestamptz's upper end.
-int64_t unix_ms_floor(TimestampTz ts) {
-    int64_t ms = ts / 1000;
-    if (ts % 1000 < 0) {
-        --ms;
-    }
-    return ms + kPostgresEpochUnixMs;
-}
-
 int64_t boundary(Bound bound, TimestampTz ts) {
     if (TIMESTAMP_IS_NOBEGIN(ts)) {
         return -1;
@@ -96,7 +85,7 @@ int64_t boundary(Bound bound, TimestampTz ts) {
     if (TIMESTAMP_IS_NOEND(ts)) {
         return INT64_MAX;
     }
-    const int64_t floor_ms = unix_ms_floor(ts);
+    const int64_t floor_ms = sf_unix_ms_floor(ts);
     // Milliseconds starting before ts: up to the one holding ts, unless ts
     // is that millisecond's start. At or before ts: up to the one holding it.
     const bool on_ms_start = ts % 1000 == 0;
