@@ -111,31 +111,22 @@ struct Comparison {
 bool comparison_of(const char *name, bool id_on_left, Comparison *out) {
     struct Named {
         const char *name;
-        const char *mirrored;  // the same test with the operands swapped
+        Comparison id_left;   // id <op> t
+        Comparison id_right;  // t <op> id, as id <mirrored op> t
     };
-    static const Named names[] = {{"snowflake_lt", "snowflake_gt"},
-                                  {"snowflake_le", "snowflake_ge"},
-                                  {"snowflake_gt", "snowflake_lt"},
-                                  {"snowflake_ge", "snowflake_le"}};
-    const char *as_id_left = nullptr;
+    static const Named names[] = {
+        {"snowflake_lt", {Bound::before, false}, {Bound::at_or_before, true}},
+        {"snowflake_le", {Bound::at_or_before, false}, {Bound::before, true}},
+        {"snowflake_gt", {Bound::at_or_before, true}, {Bound::before, false}},
+        {"snowflake_ge", {Bound::before, true}, {Bound::at_or_before, false}},
+    };
     for (const Named &n : names) {
         if (strcmp(name, n.name) == 0) {
-            as_id_left = id_on_left ? n.name : n.mirrored;
+            *out = id_on_left ? n.id_left : n.id_right;
+            return true;
         }
     }
-    if (as_id_left == nullptr) {
-        return false;
-    }
-    if (strcmp(as_id_left, "snowflake_lt") == 0) {
-        *out = {Bound::before, false};
-    } else if (strcmp(as_id_left, "snowflake_le") == 0) {
-        *out = {Bound::at_or_before, false};
-    } else if (strcmp(as_id_left, "snowflake_gt") == 0) {
-        *out = {Bound::at_or_before, true};
-    } else {
-        *out = {Bound::before, true};
-    }
-    return true;
+    return false;
 }
 
 bool compare(int64_t id, Comparison c, TimestampTz ts) {
