@@ -154,7 +154,14 @@ inline bool sf_compat_sync_standbys_defined_locked() {
 #ifdef SYNC_STANDBY_DEFINED
     const uint8 raw = WalSndCtl->sync_standbys_status;
 #else
-    const uint8 raw = static_cast<uint8>(WalSndCtl->sync_standbys_defined);
+    // Headers from before the change declare a bool, which a newer server
+    // fills with the bits (3 for "initialised and defined"). Read as a bool,
+    // the compiler may take the byte to be 0 or 1 and fold `raw & 0x02` to
+    // false, skipping every wait (seen with 16.2's headers on 16.14): copy
+    // the byte itself.
+    uint8 raw = 0;
+    static_assert(sizeof WalSndCtl->sync_standbys_defined == sizeof raw);
+    memcpy(&raw, &WalSndCtl->sync_standbys_defined, sizeof raw);
 #endif
     return sf_compat_server_has_sync_status_bits ? (raw & kSfSyncStandbyDefinedBit) != 0 : raw != 0;
 }
