@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # snowflake_id in a real Citus cluster (`make test-citus`): Citus 13.2.2,
-# built from the vendored source by tools/build-citus (cached under build/),
+# built from the vendored source by tools/build-citus (cached per machine),
 # staged beside the extension; a coordinator and two workers that talk over
 # unix sockets (citus_add_node with the socket directory as host name).
 # docs/many-servers.md#citus cites this file for each of its claims:
