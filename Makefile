@@ -4,11 +4,12 @@
 #   make demo-stop  stop the demo server
 #   make test       every test (unit, regression, server tests)
 #   make test-citus snowflake_id in a Citus 13.2.2 cluster (tests/server/citus.sh);
-#                   builds Citus from ../shared/vendor into build/ once
+#                   builds Citus from ../shared/vendor once per machine (tools/lib/cache.sh)
 #   make test-lifecycle  the lifecycle simulator (tests/lifecycle/run, docs/lifecycle.md):
 #                   STORE=pg|redis, SEED=n or SEEDS=k, STEPS=n
-#   make test-all-versions  the server tests against PostgreSQL 15, 17 and 18,
-#                   and a build against 19 (tests/all-versions)
+#   make test-all-versions  the server tests against PostgreSQL 15 to 19 and 15.12,
+#                   PG_VERSIONS="16 ..." to choose (tests/all-versions,
+#                   docs/postgresql-versions.md)
 #   make bench      the benchmark (bench/run)
 #   make bench-durable  what the durable reservation costs (bench/durable-cost)
 #   make bench-toolkit  blocks against single calls, decoders against gen_random_uuid (bench/toolkit)
@@ -94,10 +95,17 @@ BUILD = build
 GTEST_BIN = $(BUILD)/unit_tests
 UNIT_SRCS = $(wildcard tests/unit/*.cpp)
 
-$(GTEST_BIN): $(CORE_SRCS) $(wildcard src/core/*.hpp) $(UNIT_SRCS)
-	@mkdir -p $(BUILD)
-	g++ -std=c++20 -Wall -Wextra -Werror -O2 -g -Isrc $(CORE_SRCS) $(UNIT_SRCS) \
-		-lgtest -lgtest_main -pthread -o $@
+# One object per source, so that `make -j` compiles them side by side (the
+# unit suite builds with one job per core); each depends on every core header,
+# as PGXS's objects do above.
+UNIT_OBJS = $(patsubst %.cpp,$(BUILD)/unit-objs/%.o,$(CORE_SRCS) $(UNIT_SRCS))
+
+$(BUILD)/unit-objs/%.o: %.cpp $(wildcard src/core/*.hpp)
+	@mkdir -p $(dir $@)
+	g++ -std=c++20 -Wall -Wextra -Werror -O2 -g -Isrc -c $< -o $@
+
+$(GTEST_BIN): $(UNIT_OBJS)
+	g++ $(UNIT_OBJS) -lgtest -lgtest_main -pthread -o $@
 
 .PHONY: deps unit test test-citus test-lifecycle test-all-versions demo demo-stop bench bench-durable bench-toolkit bench-registry bench-type bench-time bench-wait format \
 	check-format dist
@@ -105,7 +113,10 @@ $(GTEST_BIN): $(CORE_SRCS) $(wildcard src/core/*.hpp) $(UNIT_SRCS)
 deps:
 	@tools/ensure-deps
 
-unit: deps $(GTEST_BIN)
+# The build after deps (a parallel make would start compiling before
+# ensure-deps installed GoogleTest).
+unit: deps
+	@$(MAKE) --no-print-directory $(GTEST_BIN)
 	$(GTEST_BIN)
 
 test: deps

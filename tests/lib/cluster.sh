@@ -111,7 +111,8 @@ sf_stage() {
         mkdir -p "$SF_STAGE"
         cp -a "$SF_STAGE_FROM/." "$SF_STAGE/"
     else
-        make -s -C "$SF_ROOT" >/dev/null || sf_die "build failed"
+        # One job per core: each major's run (tests/all-versions) builds anew.
+        make -s -j"$(nproc)" -C "$SF_ROOT" >/dev/null || sf_die "build failed"
         make -s -C "$SF_ROOT" install DESTDIR="$SF_STAGE" >/dev/null || sf_die "staged install failed"
     fi
     mkdir -p "$SF_STAGE_BIN"
