@@ -11,9 +11,10 @@ void ask_with_durable_state(int64_t static_node, int64_t stored_node, int64_t st
     request->previous_fence = static_node >= 0 && static_node != stored_node ? 0 : stored_fence;
 }
 
-RenewalPlan plan_renewal(int64_t clock_unix_ms, int64_t sent_mono_ns, int64_t ttl_ms) {
+RenewalPlan plan_renewal(int64_t clock_unix_ms, int64_t wall_unix_ms, int64_t sent_mono_ns,
+                         int64_t ttl_ms) {
     RenewalPlan plan;
-    plan.bound_unix_ms = clock_unix_ms + ttl_ms;
+    plan.bound_unix_ms = std::max(wall_unix_ms + ttl_ms, clock_unix_ms + ttl_ms / 2);
     plan.deadline_mono_ns = sent_mono_ns + ttl_ms * kNsPerMs;
     plan.next_renewal_mono_ns = sent_mono_ns + ttl_ms / kRenewalsPerTtl * kNsPerMs;
     return plan;

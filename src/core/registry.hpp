@@ -98,8 +98,17 @@ void ask_with_durable_state(int64_t static_node, int64_t stored_node, int64_t st
 // Renewals per lease_ttl: a lease survives two failed renewals in a row.
 inline constexpr int64_t kRenewalsPerTtl = 3;
 
-// A renewal sent when the generator's clock reads clock_unix_ms and the
-// monotonic clock sent_mono_ns:
+// A renewal sent when the generator's clock reads clock_unix_ms, the wall
+// clock wall_unix_ms and the monotonic clock sent_mono_ns.
+//
+// The bound covers every ID the generator can issue until the deadline,
+// lease_ttl on, and no more: the wall clock plus lease_ttl, or, while the
+// catch-up clock runs ahead (it advances at half speed), its reading plus
+// half of lease_ttl, whichever is later. Not the generator's clock plus
+// lease_ttl: a server that crashes is resumed by the registry above its
+// recorded bound (where its own WAL cannot tell it where it stopped), and a
+// bound a full lease_ttl above a clock that already runs ahead would push
+// each such restart a further lease_ttl into the future.
 struct RenewalPlan {
     // What it records: no ID of this server may carry this time or later
     // until the next renewal is confirmed.
@@ -109,7 +118,8 @@ struct RenewalPlan {
     int64_t deadline_mono_ns = 0;
     int64_t next_renewal_mono_ns = 0;
 };
-RenewalPlan plan_renewal(int64_t clock_unix_ms, int64_t sent_mono_ns, int64_t ttl_ms);
+RenewalPlan plan_renewal(int64_t clock_unix_ms, int64_t wall_unix_ms, int64_t sent_mono_ns,
+                         int64_t ttl_ms);
 
 // Whether the clock has been set back so far behind the IDs issued that the
 // generator cannot go on without waiting or failing: the last ID issued

@@ -79,7 +79,8 @@ void encode_state(const StateRecord &record, unsigned char *out) {
     out[kOffWorkerBits] = static_cast<unsigned char>(record.widths.worker_bits);
     out[kOffSequenceBits] = static_cast<unsigned char>(record.widths.sequence_bits);
     out[kOffExact] = static_cast<unsigned char>(
-        (record.exact ? 1 : 0) | (record.lead_from_lease ? 2 : 0) | (record.lease_held ? 4 : 0));
+        (record.exact ? 1 : 0) | (record.lead_from_lease ? 2 : 0) | (record.lease_held ? 4 : 0) |
+        (record.bound_is_reservation ? 8 : 0));
     put_le(out + kOffRunId, record.run_id, 8);
     put_le(out + kOffSystemId, record.system_id, 8);
     put_le(out + kOffCheckpointLsn, record.checkpoint_lsn, 8);
@@ -108,6 +109,7 @@ bool decode_state(const unsigned char *in, size_t size, StateRecord *record) {
     r.exact = (in[kOffExact] & 1) != 0;
     r.lead_from_lease = (in[kOffExact] & 2) != 0;
     r.lease_held = (in[kOffExact] & 4) != 0;
+    r.bound_is_reservation = (in[kOffExact] & 8) != 0;
     r.run_id = get_le(in + kOffRunId, 8);
     if (version != 1) {
         r.system_id = get_le(in + kOffSystemId, 8);
@@ -117,6 +119,28 @@ bool decode_state(const unsigned char *in, size_t size, StateRecord *record) {
     }
     *record = r;
     return true;
+}
+
+uint64_t run_id_for(uint32_t boot_fingerprint, uint64_t random) {
+    constexpr int kRandomBits = 64 - kBootBits;
+    const uint64_t boot = boot_fingerprint & ((uint64_t{1} << kBootBits) - 1);
+    return (boot << kRandomBits) | (random & ((uint64_t{1} << kRandomBits) - 1));
+}
+
+uint32_t boot_fingerprint(const char *boot_id, size_t length) {
+    // FNV-1a, folded to kBootBits: a fingerprint, not a secret.
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < length; ++i) {
+        h ^= static_cast<unsigned char>(boot_id[i]);
+        h *= 1099511628211ULL;
+    }
+    const auto folded = static_cast<uint32_t>((h ^ (h >> kBootBits) ^ (h >> (2 * kBootBits))) &
+                                              ((uint64_t{1} << kBootBits) - 1));
+    return folded == 0 ? 1 : folded;
+}
+
+bool run_in_boot(uint64_t run_id, uint32_t fingerprint) {
+    return fingerprint != 0 && (run_id >> (64 - kBootBits)) == fingerprint;
 }
 
 bool layout_of(const StateRecord &record, Layout *layout, Error *err) {

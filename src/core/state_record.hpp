@@ -51,8 +51,13 @@ struct StateRecord {
     // floor (src/pg/registry/pg_registry.cpp); a standby's record names its
     // primary's lease, which it never held.
     bool lease_held = false;
-    // Which run of the server wrote it (a new random number each time
-    // shared memory is created). An exact record names the run it closes:
+    // In an exact record: the run issued no ID, and its floor was the end of
+    // a reservation (made by an earlier run, or replayed from WAL), not the
+    // exact place after a last ID: the next start says so rather than call
+    // it the last ID issued (bit 3 of the same byte).
+    bool bound_is_reservation = false;
+    // Which run of the server wrote it (a new number each time shared memory
+    // is created: run_id_for()). An exact record names the run it closes:
     // WAL records of that run, replayed later, are all below its bound.
     uint64_t run_id = 0;
     // The cluster's system identifier (pg_control), 0 if unknown (format 1).
@@ -77,6 +82,12 @@ struct LastShutdown {
     uint64_t checkpoint_lsn = 0;  // the shutdown's (or last restart point's) checkpoint
     uint32_t timeline = 0;        // that checkpoint's timeline
     bool standby = false;         // the clean shutdown was a standby's
+    // Not clean: the cluster was running as a primary (or in crash recovery)
+    // when it stopped, and no backup is being restored into it (pg_control
+    // names no backup start). Its next start is crash recovery of its own
+    // WAL, unless a signal file or a backup_label asks for more (the caller
+    // looks).
+    bool crashed_primary = false;
 };
 
 // Whether a state record found at start-up is older than the data directory:
@@ -87,6 +98,21 @@ struct LastShutdown {
 // another cluster (a file carried over by pg_upgrade) or of format 1 cannot
 // be judged and is not flagged.
 bool written_before_last_shutdown(const StateRecord &record, const LastShutdown &shutdown);
+
+// A run id: its top kBootBits bits are the fingerprint of the operating
+// system's boot the run started in (boot_fingerprint(); 0 where unknown),
+// the rest random. A record then tells whether it was written in the
+// current boot: a crash restart in the same boot (a postmaster killed, a
+// container restarted) finds its own WAL complete, where a machine restored
+// from a snapshot boots anew (src/pg/pg_shmem.cpp).
+inline constexpr int kBootBits = 24;
+uint64_t run_id_for(uint32_t boot_fingerprint, uint64_t random);
+// The fingerprint of a boot id's text (Linux: /proc/sys/kernel/random/boot_id);
+// never 0, which stands for "unknown".
+uint32_t boot_fingerprint(const char *boot_id, size_t length);
+// Whether the run that wrote run_id started in the boot `fingerprint` names;
+// false where either is unknown.
+bool run_in_boot(uint64_t run_id, uint32_t fingerprint);
 
 // The record of a reservation under `layout` with the given bound.
 StateRecord state_record_for(const Layout &layout, uint64_t id_bound, uint64_t generation,

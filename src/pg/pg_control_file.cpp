@@ -40,5 +40,8 @@ bool sf_read_last_shutdown(snowflake::LastShutdown *out) {
     out->checkpoint_lsn = control.checkPoint;
     out->timeline = control.checkPointCopy.ThisTimeLineID;
     out->standby = control.state == DB_SHUTDOWNED_IN_RECOVERY;
+    out->crashed_primary =
+        (control.state == DB_IN_PRODUCTION || control.state == DB_IN_CRASH_RECOVERY) &&
+        control.backupStartPoint == 0 && !control.backupEndRequired;
     return true;
 }

@@ -50,7 +50,18 @@ XLogRecPtr sf_write_reservation_locked(uint64_t bound) {
     if (sf_registry_configured()) {
         record.node_id = static_cast<int32_t>(s->lease.node.load());
         record.fence = s->lease.fence.load();
+        // Made by this run under that lease, its floor above the lease's:
+        // after a crash, this server may take the lease back at the floor
+        // its WAL gives (pg_shmem.cpp). WAL replay clears it (pg_wal.cpp):
+        // a standby never held its primary's lease.
+        record.lease_held = record.fence > 0 && record.fence == s->lease_floor_fence;
     }
+    // Ahead of the clock because a lease taken over put the floor there: a
+    // server that resumes from this record (after a crash, or a standby at
+    // promotion) does not blame its clock for the lead.
+    const int64_t wall = sf_wall_clock_ms();
+    record.lead_from_lease = s->catch_up_from_lease && s->catch_up.running() &&
+                             s->catch_up.now(wall, sf_monotonic_ns(), false) > wall;
     sf_store_record_locked(record);
     const XLogRecPtr lsn = sf_log_record(record);
     XLogFlush(lsn);

@@ -14,6 +14,12 @@
 #include "core/epoch.hpp"
 #include "pg_shared.hpp"
 
+extern "C" {
+#include <unistd.h>
+
+#include "access/xlog.h"
+}
+
 namespace {
 
 Refusal refusal_now(const SharedState *s) {
@@ -34,7 +40,7 @@ Refusal refusal_now(const SharedState *s) {
 // reservation); the WARNING says when the clock is further behind than a
 // correct clock can be.
 void log_resume(const snowflake::ResumePlan &plan, int64_t now, bool exact, bool lead_from_lease,
-                bool after_recovery) {
+                bool after_recovery, bool standby) {
     char resume_text[40];
     char now_text[40];
     snowflake::format_utc(plan.resume_unix_ms, resume_text, sizeof resume_text);
@@ -42,6 +48,14 @@ void log_resume(const snowflake::ResumePlan &plan, int64_t now, bool exact, bool
     const char *source =
         exact ? "the last ID issued before the server stopped" : "the durable reservation";
     const char *replayed = "WAL replay raised the reservation to this point.";
+    if (standby) {
+        // A standby issues nothing: where it would resume, and any lead,
+        // are decided again at promotion, from what it has replayed by then.
+        ereport(LOG, (errmsg("snowflake_id: the server starts as a standby and issues no IDs until "
+                             "promoted; the reservations replayed so far reach %s",
+                             resume_text)));
+        return;
+    }
     if (!plan.catch_up) {
         ereport(LOG, (errmsg("snowflake_id: the generator resumes at the wall clock (%s), which is "
                              "past %s (%s)",
@@ -55,9 +69,9 @@ void log_resume(const snowflake::ResumePlan &plan, int64_t now, bool exact, bool
                   after_recovery ? errdetail("%s", replayed) : 0));
     if (plan.clock_suspect && lead_from_lease) {
         ereport(LOG,
-                (errmsg("snowflake_id: the lead comes from the node id lease the last run took "
-                        "over from another holder, whose bound lay ahead of the clock; the "
-                        "catch-up clock goes on from there")));
+                (errmsg("snowflake_id: the lead comes from a node id lease taken over from "
+                        "another holder, whose recorded bound lay ahead of the clock, not from "
+                        "this server's clock; the catch-up clock goes on from there")));
     } else if (plan.clock_suspect) {
         ereport(WARNING,
                 (errmsg("snowflake_id: the wall clock (%s) is %lld ms behind %s", now_text,
@@ -205,16 +219,22 @@ void sf_resume(bool after_recovery) {
         return;
     }
     const int64_t now = sf_wall_clock_ms();
-    const bool exact = s->floor_is_exact;
+    // Just past the last ID issued, or the end of a reservation (which a
+    // run that issued nothing may have recorded as its exact floor).
+    const bool exact = s->floor_marks_last_id;
     // How far ahead of a correct clock the floor can be: what borrowing
     // allows, plus the window for a reservation (pg_reserve.cpp new_bound),
     // plus 1 ms because the floor and a bound lie just past the last ID
     // they cover.
     const int64_t normal_lead = sf_max_clock_drift_ms + 1 + (exact ? 0 : kReservationWindowMs);
     const snowflake::ResumePlan plan = snowflake::plan_resume(sf_layout, floor, now, normal_lead);
-    // A lead that the last run's lease explained (StateRecord::lead_from_lease)
-    // stays explained while the catch-up clock runs on from it.
-    const bool lead_from_lease = exact && s->have_stored && s->stored.lead_from_lease;
+    // A lead that a lease taken over explained, as the record that set the
+    // floor says (StateRecord::lead_from_lease: the last run's exact record,
+    // its reservation after a crash, or the primary's replayed on a
+    // standby), stays explained while the catch-up clock runs on from it.
+    const bool lead_from_lease = s->floor_lead_from_lease;
+    // Started with standby.signal and still replaying: a hot standby.
+    const bool standby = !after_recovery && access(STANDBY_SIGNAL_FILE, F_OK) == 0;
     if (plan.catch_up) {
         s->catch_up.start(plan.resume_unix_ms, sf_monotonic_ns());
         s->catch_up_from_lease = lead_from_lease;
@@ -225,5 +245,5 @@ void sf_resume(bool after_recovery) {
     // Last: a backend that sees the refusal lifted must see the clock set.
     s->refusal.store(static_cast<int>(refusal), std::memory_order_release);
     LWLockRelease(s->lock);
-    log_resume(plan, now, exact, lead_from_lease, after_recovery);
+    log_resume(plan, now, exact, lead_from_lease, after_recovery, standby);
 }

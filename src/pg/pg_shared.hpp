@@ -179,6 +179,27 @@ struct SharedState {
     // registry worker takes that lease back without the registry's margin).
     bool state_closes_last_shutdown = false;
     uint32_t closed_shutdown_timeline = 0;  // that shutdown's timeline
+    // The same after a crash: the record read at start was written by this
+    // data directory's own run as a primary, holding the lease it names
+    // (StateRecord::lease_held), in the current boot of the machine, and
+    // this start is crash recovery of that directory (pg_control shows a
+    // primary that stopped without a shutdown; no backup_label, no
+    // recovery.signal or standby.signal). That run's IDs are all below its
+    // records, and every one of its records is in the file or in the WAL
+    // that recovery replays, so the floor after recovery is above them: the
+    // registry worker takes the lease back there, not at the registry's
+    // recorded bound (up to lease_ttl ahead). A record of another run
+    // replayed over it ends this (pg_wal.cpp).
+    bool state_closes_crash = false;
+    uint64_t crashed_run_id = 0;
+    // The floor is just past the last ID issued (an exact record of a run
+    // that issued), not the end of a reservation or a lease's floor: what
+    // the start-up LOG line calls it.
+    bool floor_marks_last_id = false;
+    // The floor's lead over the clock came from a node id lease taken over
+    // (the records that set it say so: StateRecord::lead_from_lease), not
+    // from a clock set back: a resume does not blame the clock for it.
+    bool floor_lead_from_lease = false;
     // The fence of the lease whose floor the generator's floor is above (set
     // once the worker has raised it, or decided it need not): the lease the
     // shutdown's exact record may name as held.

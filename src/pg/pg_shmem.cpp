@@ -24,8 +24,11 @@
 #include "pg_shared.hpp"
 
 extern "C" {
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "access/xlog.h"
 #include "miscadmin.h"
 #include "storage/ipc.h"
 #include "storage/lwlock.h"
@@ -59,14 +62,52 @@ void sf_shmem_request() {
     request_shmem();
 }
 
-// A new id for every creation of shared memory, so that the runs between two
-// crash-restarts of one postmaster differ too.
-uint64_t new_run_id() {
-    uint64_t id = 0;
-    if (!pg_strong_random(&id, sizeof id)) {
-        id = static_cast<uint64_t>(sf_monotonic_ns()) ^ (static_cast<uint64_t>(getpid()) << 40);
+// The fingerprint of the machine's current boot (snowflake::run_id_for),
+// 0 where the system does not say (not Linux, no /proc).
+uint32_t current_boot_fingerprint() {
+    char text[64];
+    const int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY);
+    if (fd < 0) {
+        return 0;
     }
-    return id;
+    const ssize_t n = read(fd, text, sizeof text);
+    close(fd);
+    if (n < 32) {
+        return 0;
+    }
+    return snowflake::boot_fingerprint(text, static_cast<size_t>(n));
+}
+
+// A new id for every creation of shared memory, so that the runs between two
+// crash-restarts of one postmaster differ too, marked with the boot.
+uint64_t new_run_id() {
+    uint64_t random = 0;
+    if (!pg_strong_random(&random, sizeof random)) {
+        random = static_cast<uint64_t>(sf_monotonic_ns()) ^ (static_cast<uint64_t>(getpid()) << 30);
+    }
+    return snowflake::run_id_for(current_boot_fingerprint(), random);
+}
+
+bool data_directory_has(const char *name) {
+    struct stat st;
+    return stat(name, &st) == 0;
+}
+
+// Whether the record read at start closes a crashed run of this data
+// directory (SharedState::state_closes_crash): a crash of a primary in this
+// boot, recovered from its own WAL only. A backup restored (backup_label,
+// or pg_control's backup start), an archive recovery or a standby (a signal
+// file) replays WAL that may stop short of where the run went; a machine
+// restored from a snapshot, or a data directory moved to another machine,
+// boots anew. Those resume above the registry's recorded bound instead.
+bool record_closes_crash(const snowflake::StateRecord &record,
+                         const snowflake::LastShutdown &shutdown, uint64_t run_id) {
+    return shutdown.crashed_primary && record.lease_held && record.system_id != 0 &&
+           record.system_id == shutdown.system_id &&
+           snowflake::run_in_boot(record.run_id,
+                                  static_cast<uint32_t>(run_id >> (64 - snowflake::kBootBits))) &&
+           !data_directory_has(BACKUP_LABEL_FILE) && !data_directory_has(RECOVERY_SIGNAL_FILE) &&
+           !data_directory_has(STANDBY_SIGNAL_FILE);
 }
 
 void start_fresh(SharedState *s) {
@@ -152,6 +193,8 @@ void load_state(SharedState *s) {
         s->have_stored = true;
         s->floor = read.record.id_bound;
         s->floor_is_exact = read.record.exact;
+        s->floor_marks_last_id = read.record.exact && !read.record.bound_is_reservation;
+        s->floor_lead_from_lease = read.record.lead_from_lease;
         s->exact_run_id = read.record.run_id;
         s->catch_up_from_lease = read.record.exact && read.record.lead_from_lease;
         snowflake::LastShutdown shutdown;
@@ -177,6 +220,10 @@ void load_state(SharedState *s) {
                 s->last_shutdown_lsn = shutdown.checkpoint_lsn;
             }
             s->closed_shutdown_timeline = shutdown.timeline;
+            if (record_closes_crash(read.record, shutdown, s->run_id)) {
+                s->state_closes_crash = true;
+                s->crashed_run_id = read.record.run_id;
+            }
         }
     } else {
         start_fresh(s);
@@ -217,6 +264,15 @@ void save_exact_floor(int, Datum) {
     const bool lease_held = refusal == Refusal::none && sf_registry_configured() &&
                             s->lease.fence.load() > 0 &&
                             s->lease.fence.load() == s->lease_floor_fence;
+    // A run that took no lease issued nothing (with a registry, nothing is
+    // issued without one): a single-user crash recovery, a start whose
+    // registry never answered. It passes on the claim of the record it
+    // started from, which it has verified (the lease that record names, and
+    // its floor now above every ID issued under it), so that its successor
+    // takes that lease back here as it would have.
+    const bool claim_passed_on = !lease_held && refusal == Refusal::none &&
+                                 s->lease.fence.load() == 0 && s->have_stored &&
+                                 (s->state_closes_last_shutdown || s->state_closes_crash);
     if (!s->have_stored && !lease_held) {
         // A run that issued nothing and held no lease leaves no file: the
         // next start says "no state file" as this one did (pg_upgrade's
@@ -238,11 +294,15 @@ void save_exact_floor(int, Datum) {
     }
     snowflake::StateRecord record =
         s->have_stored ? s->stored : snowflake::state_record_for(sf_layout, 0, 0, 0);
+    // Where the run started (a reservation, an exact record, a lease's
+    // floor) unless it issued IDs: then the floor is just past the last one.
+    const bool issued_nothing = floor == std::max(s->floor_at_start, s->floor_raised_by_lease);
+    record.bound_is_reservation = issued_nothing && !s->floor_marks_last_id;
     record.id_bound = floor;
     record.generation += 1;
     record.exact = true;
     record.run_id = s->run_id;
-    record.lease_held = false;
+    record.lease_held = claim_passed_on;
     if (lease_held) {
         // The lease the run ended with, its floor below this one, even when
         // it issued nothing on it: the next run proves with its fence that

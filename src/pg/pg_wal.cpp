@@ -58,6 +58,10 @@ void redo(XLogReaderState *reader) {
     }
     LWLockAcquire(sf_shared->lock, LW_EXCLUSIVE);
     const snowflake::StateRecord &stored = sf_shared->stored;
+    // Replayed, the record no longer proves a lease this server held: a
+    // standby never held its primary's (after a crash, the state file holds
+    // the run's own records, written before their WAL).
+    record.lease_held = false;
     if (!sf_shared->have_stored || !snowflake::same_layout(stored, record) ||
         record.id_bound > stored.id_bound) {
         record.generation = sf_shared->stored.generation + 1;
@@ -69,10 +73,16 @@ void redo(XLogReaderState *reader) {
         // recovery): the state file no longer describes the last run alone.
         sf_shared->state_closes_last_shutdown = false;
     }
+    if (record.run_id != sf_shared->crashed_run_id) {
+        // Another run's record: not the crashed run's own recovery.
+        sf_shared->state_closes_crash = false;
+    }
     // A plain store: during recovery nothing else moves the floor.
     if (!closed_run && sf_shared->floor.load() < record.id_bound) {
         sf_shared->floor.store(record.id_bound);
         sf_shared->floor_is_exact = false;
+        sf_shared->floor_marks_last_id = false;
+        sf_shared->floor_lead_from_lease = record.lead_from_lease;
     }
     LWLockRelease(sf_shared->lock);
 }

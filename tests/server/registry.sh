@@ -6,7 +6,9 @@
 #  - five nodes with worker_id = 'auto', started at once, get five
 #    different node ids and mint together; no ID repeats and each decodes
 #    to its node;
-#  - a clean restart gets the same node id back;
+#  - a clean restart gets the same node id back; so does a crash restart,
+#    and three crashes in a row each resume near the clock (from the
+#    server's own WAL, not the registry's bound lease_ttl ahead);
 #  - a static worker id that a live server holds is refused, naming both
 #    servers, and the holder keeps minting;
 #  - a node whose layout differs from the cluster's is refused a lease;
@@ -83,6 +85,33 @@ sf_expect_eq "after SIGKILL n1 takes its own live lease back (same id)" "$before
 sf_stream_ids n1 "$SF_WORK/n1.postcrash" 1000
 sf_expect_above "n1 after SIGKILL" "$SF_WORK/n1.ids" "$SF_WORK/n1.after" "$SF_WORK/n1.precrash" -- \
     "$SF_WORK/n1.postcrash"
+
+# --- a crash loop: each crash restart resumes from its own WAL, near the clock --
+# With the registry's recorded bound as the floor, each restart started up to
+# lease_ttl (6 s) ahead, and each renewal then recorded that clock plus
+# lease_ttl: the lead grew by about lease_ttl per crash. A crash restart of
+# the same data directory in the same boot resumes above its own recovered
+# reservations instead (max_clock_drift 1 s + a 1 s reservation at most).
+lead_ms() {
+    sf_psql "$1" -c "SELECT round(1000 * extract(epoch FROM
+        snowflake_timestamp(snowflake_nextval()) - clock_timestamp()))::int"
+}
+for k in 1 2 3; do
+    sf_stream_ids n1 "$SF_WORK/n1.loop$k" 5000
+    sf_crash n1
+    sf_start n1 || sf_die "n1 did not restart after crash $k"
+    sf_poll n1 "SELECT lease_state FROM snowflake_status" held
+    lead=$(lead_ms n1)
+    [ "$lead" -le 2000 ] ||
+        sf_die "crash $k of a loop: n1's first ID is $lead ms ahead of its clock (at most max_clock_drift + 1 s expected)"
+    sf_log "ok: crash $k of a loop: n1 resumes $lead ms ahead of its clock"
+    sf_expect_match "crash $k: n1 says it took its lease back above its own WAL" \
+        "took back node id $before, which this server held until it crashed" "$(sf_server_log n1)"
+    sf_expect_eq "crash $k: still node id $before" "$before" "$(node_of n1)"
+done
+sf_stream_ids n1 "$SF_WORK/n1.loopend" 1000
+sf_expect_above "n1 after a crash loop" "$SF_WORK/n1.ids" "$SF_WORK/n1.after" \
+    "$SF_WORK/n1.precrash" "$SF_WORK/n1.postcrash" "$SF_WORK"/n1.loop? -- "$SF_WORK/n1.loopend"
 
 # --- worker_id changed on reload: the lease follows ----------------------------
 old_n5=$(node_of n5)

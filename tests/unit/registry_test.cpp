@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 using snowflake::ask_with_durable_state;
 using snowflake::Layout;
 using snowflake::LayoutWidths;
@@ -9,7 +11,7 @@ using snowflake::LeaseRequest;
 
 TEST(Registry, RenewalRecordsClockPlusTtlAndStopsAtTheDeadline) {
     const snowflake::RenewalPlan plan =
-        snowflake::plan_renewal(1'700'000'000'000, 5'000'000'000, 60'000);
+        snowflake::plan_renewal(1'700'000'000'000, 1'700'000'000'000, 5'000'000'000, 60'000);
     EXPECT_EQ(plan.bound_unix_ms, 1'700'000'060'000);
     // The deadline counts from the sending, on the monotonic clock: the
     // registry's expiry, counted from when it received the renewal, is later.
@@ -18,6 +20,26 @@ TEST(Registry, RenewalRecordsClockPlusTtlAndStopsAtTheDeadline) {
     // Two renewals may fail before the deadline.
     EXPECT_LT(plan.next_renewal_mono_ns + 2 * (plan.next_renewal_mono_ns - 5'000'000'000),
               plan.deadline_mono_ns + 1);
+}
+
+// While the catch-up clock runs ahead (at half speed), the bound covers
+// what it reaches by the deadline, not a full lease_ttl past it: a crash
+// restart that must resume above the recorded bound starts no further
+// ahead than the generator could have got. Borrowing (max_clock_drift) is
+// allowed above the wall clock as before.
+TEST(Registry, RenewalAheadOfTheClockRecordsWhatTheCatchUpReaches) {
+    const int64_t wall = 1'700'000'000'000;
+    // 50 s ahead: the catch-up clock reaches +30 s by the deadline 60 s on.
+    EXPECT_EQ(snowflake::plan_renewal(wall + 50'000, wall, 0, 60'000).bound_unix_ms, wall + 80'000);
+    // 10 s ahead: it meets the wall clock after 20 s, which then leads.
+    EXPECT_EQ(snowflake::plan_renewal(wall + 10'000, wall, 0, 60'000).bound_unix_ms, wall + 60'000);
+    // The most it adds to a lead: half of lease_ttl. (A crash restart that
+    // its own WAL resumes does not start from the bound at all.)
+    for (int64_t lead = 0; lead <= 180'000; lead += 7'000) {
+        const int64_t bound = snowflake::plan_renewal(wall + lead, wall, 0, 60'000).bound_unix_ms;
+        EXPECT_LE(bound - wall, std::max<int64_t>(60'000, lead + 30'000)) << lead;
+        EXPECT_GE(bound - wall, lead + 30'000) << "covers the catch-up until the deadline";
+    }
 }
 
 TEST(Registry, LeaseIdBoundCoversTimesBelowTheBound) {

@@ -86,6 +86,35 @@ TEST(StateRecord, LeadFromLeaseSharesTheExactByte) {
     ASSERT_TRUE(decode_state(bytes, sizeof bytes, &back));
     EXPECT_TRUE(back.exact);
     EXPECT_TRUE(back.lease_held);
+    EXPECT_FALSE(back.bound_is_reservation);
+    record.bound_is_reservation = true;
+    encode_state(record, bytes);
+    EXPECT_EQ(bytes[35], 13);
+    ASSERT_TRUE(decode_state(bytes, sizeof bytes, &back));
+    EXPECT_TRUE(back.exact);
+    EXPECT_TRUE(back.lease_held);
+    EXPECT_TRUE(back.bound_is_reservation);
+}
+
+// A run id names the boot its run started in: a record of a run of this boot
+// is told from one of an earlier boot, or of a machine restored from a
+// snapshot, which boots anew.
+TEST(StateRecord, RunIdCarriesTheBoot) {
+    const char boot_a[] = "8d1f8e3a-2c55-4a43-9c1e-0b6b1f7d9a10";
+    const char boot_b[] = "8d1f8e3a-2c55-4a43-9c1e-0b6b1f7d9a11";
+    const uint32_t a = snowflake::boot_fingerprint(boot_a, sizeof boot_a - 1);
+    const uint32_t b = snowflake::boot_fingerprint(boot_b, sizeof boot_b - 1);
+    EXPECT_NE(a, 0u);
+    EXPECT_NE(a, b);
+    EXPECT_LT(a, 1u << snowflake::kBootBits);
+    EXPECT_EQ(a, snowflake::boot_fingerprint(boot_a, sizeof boot_a - 1)) << "stable";
+    const uint64_t run = snowflake::run_id_for(a, 0xFFFFFFFFFFFFFFFFull);
+    EXPECT_TRUE(snowflake::run_in_boot(run, a));
+    EXPECT_FALSE(snowflake::run_in_boot(run, b));
+    EXPECT_FALSE(snowflake::run_in_boot(run, 0)) << "an unknown boot matches nothing";
+    EXPECT_FALSE(snowflake::run_in_boot(snowflake::run_id_for(0, 12345), 0));
+    // The random part survives, so two runs of one boot differ.
+    EXPECT_NE(snowflake::run_id_for(a, 1), snowflake::run_id_for(a, 2));
 }
 
 TEST(StateRecord, EncodingIsLittleEndianAndFixed) {

@@ -13,7 +13,9 @@
 // (the postmaster starts it again), and the connection closes with it.
 //
 // Fencing, as the worker keeps it:
-//  - A renewal is sent with bound = the generator's clock + lease_ttl: the
+//  - A renewal is sent with a bound that covers every ID until its deadline
+//    (snowflake::plan_renewal: the wall clock + lease_ttl, or the catch-up
+//    clock + lease_ttl / 2 while it runs ahead, whichever is later): the
 //    registry records it, and only once it has confirmed it does the worker
 //    publish it as LeaseState::below, which caps every reservation: no ID
 //    at or above a bound the registry has not recorded is ever issued.
@@ -205,8 +207,8 @@ int64_t wanted_node() {
 // Records the next bound with the registry and, once it has confirmed it,
 // publishes it with the new deadline. Sets *next_renewal_mono_ns.
 snowflake::StoreOutcome renew(snowflake::RegistryStore &store, int64_t *next_renewal_mono_ns) {
-    const snowflake::RenewalPlan plan =
-        snowflake::plan_renewal(sf_generator_clock_peek_ms(), sf_monotonic_ns(), sf_lease_ttl_ms);
+    const snowflake::RenewalPlan plan = snowflake::plan_renewal(
+        sf_generator_clock_peek_ms(), sf_wall_clock_ms(), sf_monotonic_ns(), sf_lease_ttl_ms);
     int64_t expires_unix_ms = 0;
     snowflake::Error err;
     const snowflake::StoreOutcome outcome =
@@ -272,7 +274,13 @@ void lower_reservation_to_floor_locked() {
 //    the timeline the server still runs on, and the fence grew by one. A
 //    standby's record, a promoted standby, a file put back or replayed
 //    over are none of these.
-enum class Ownership { other, this_run, previous_run };
+//  - crashed_run: the same after a crash of this primary in this boot,
+//    recovered from its own WAL (SharedState::state_closes_crash): the
+//    floor after recovery lies above every ID the crashed run issued. A
+//    backup restored, a machine restored from a snapshot, a standby
+//    promoted are none of these: they take the registry's floor, which
+//    covers what their WAL may lack.
+enum class Ownership { other, this_run, previous_run, crashed_run };
 Ownership grant_ownership(const snowflake::LeaseGrant &grant) {
     SharedState *s = sf_shared;
     const int64_t held_fence = lease().fence.load();
@@ -283,10 +291,10 @@ Ownership grant_ownership(const snowflake::LeaseGrant &grant) {
             s->lease_floor_fence == held_fence) {
             own = Ownership::this_run;
         }
-    } else if (s->state_closes_last_shutdown && s->have_stored && grant.node == s->stored.node_id &&
-               grant.fence == s->stored.fence + 1 &&
+    } else if ((s->state_closes_last_shutdown || s->state_closes_crash) && s->have_stored &&
+               grant.node == s->stored.node_id && grant.fence == s->stored.fence + 1 &&
                GetWALInsertionTimeLine() == s->closed_shutdown_timeline) {
-        own = Ownership::previous_run;
+        own = s->state_closes_last_shutdown ? Ownership::previous_run : Ownership::crashed_run;
     }
     LWLockRelease(s->lock);
     return own;
@@ -385,6 +393,12 @@ snowflake::StoreOutcome acquire(snowflake::RegistryStore &store) {
                              "server held until its clean shutdown; the generator resumes at the "
                              "floor that shutdown recorded",
                              static_cast<long long>(grant.node))));
+    } else if (own == Ownership::crashed_run) {
+        ereport(LOG,
+                (errmsg("snowflake_id: took back node id %lld, which this server held until it "
+                        "crashed; the generator resumes above the reservations its own WAL "
+                        "recovered, not at the registry's bound for it",
+                        static_cast<long long>(grant.node))));
     } else if (own == Ownership::other) {
         sf_resume_at_lease_floor(grant.floor_unix_ms, grant.node);
     }
@@ -489,8 +503,8 @@ void switch_node(snowflake::RegistryStore &store, int64_t *next_renewal_mono_ns)
     request.lease.clock_unix_ms = clock_ms;
     // The bound from the later clock: it must cover every ID until the next
     // renewal.
-    const snowflake::RenewalPlan plan =
-        snowflake::plan_renewal(own_clock_ms, sf_monotonic_ns(), sf_lease_ttl_ms);
+    const snowflake::RenewalPlan plan = snowflake::plan_renewal(own_clock_ms, sf_wall_clock_ms(),
+                                                                sf_monotonic_ns(), sf_lease_ttl_ms);
     request.bound_unix_ms = plan.bound_unix_ms;
     snowflake::LeaseGrant grant;
     int64_t expires_unix_ms = 0;
