@@ -210,7 +210,46 @@ SELECT plan_lines('SELECT count(*) FROM extremes WHERE id >= (SELECT min(t) FROM
                   '^ *InitPlan\M') AS init_plans;
 SELECT count(*) FROM extremes WHERE id >= (SELECT min(t) FROM times WHERE t > '2026-01-01');
 SELECT count(*) FROM extremes WHERE snowflake_timestamp(id) >= (SELECT min(t) FROM times WHERE t > '2026-01-01');
-DROP FUNCTION plan_lines(text, text), counted_time(), counted_id(snowflake);
+-- A subquery as the ID, too, is planned and run once, beside a time the
+-- rewrite would copy into two clauses (now() - (now() - t) is t, computed
+-- as the query runs): uncorrelated (one InitPlan), either way round, and
+-- correlated (one SubPlan, run once per row).
+SELECT plan_lines('SELECT (SELECT id FROM extremes ORDER BY id DESC LIMIT 1)'
+                  ' >= now() - (now() - ''2026-11-01 00:00:00+00''::timestamptz)',
+                  '^ *InitPlan\M') AS id_init_plans,
+       plan_lines('SELECT now() - (now() - ''2026-11-01 00:00:00+00''::timestamptz)'
+                  ' < (SELECT id FROM extremes ORDER BY id DESC LIMIT 1)',
+                  '^ *InitPlan\M') AS mirrored_init_plans,
+       plan_lines('SELECT count(*) FROM times WHERE (SELECT e.id FROM extremes AS e'
+                  ' WHERE snowflake_timestamp(e.id) >= times.t ORDER BY e.id LIMIT 1) >= times.t',
+                  '^ *SubPlan\M') AS correlated_sub_plans;
+SELECT count(*) FROM times WHERE (SELECT e.id FROM extremes AS e
+    WHERE snowflake_timestamp(e.id) >= times.t ORDER BY e.id LIMIT 1) >= times.t;
+SELECT count(*) FROM times WHERE snowflake_timestamp((SELECT e.id FROM extremes AS e
+    WHERE snowflake_timestamp(e.id) >= times.t ORDER BY e.id LIMIT 1)) >= times.t;
+-- To the planner a subquery is not volatile even when each run may give
+-- another row (TABLESAMPLE, LIMIT without ORDER BY), so only running it
+-- once keeps the comparison consistent. counted_run() counts the runs; it
+-- calls itself STABLE, as such a subquery looks to the planner.
+CREATE FUNCTION counted_run(v snowflake) RETURNS snowflake LANGUAGE sql STABLE
+AS $$ SELECT v FROM (SELECT nextval('calls')) AS counted $$;
+ALTER SEQUENCE calls RESTART;
+SELECT (SELECT counted_run('904520112537600000'))
+           >= now() - (now() - timestamptz '2026-11-01 00:00:00+00') AS at_or_after;
+SELECT nextval('calls') - 1 AS subquery_runs;
+ALTER SEQUENCE calls RESTART;
+SELECT count(*) FILTER (WHERE NOT ((SELECT counted_run(e.id))
+           < now() - (now() - timestamptz '2026-11-01 00:00:00+00'))) AS at_or_after,
+       count(*) AS ids
+FROM extremes AS e;
+SELECT nextval('calls') - 1 AS subquery_runs;
+ALTER SEQUENCE calls RESTART;
+SELECT count(*) FILTER (WHERE now() - (now() - timestamptz '2026-11-01 00:00:00+00')
+           <= (SELECT counted_run(e.id))) AS at_or_after,
+       count(*) AS ids
+FROM extremes AS e;
+SELECT nextval('calls') - 1 AS subquery_runs;
+DROP FUNCTION plan_lines(text, text), counted_time(), counted_id(snowflake), counted_run(snowflake);
 DROP SEQUENCE calls;
 
 -- Not for bigint: bigint and timestamptz have no comparison (other

@@ -34,8 +34,10 @@
 //       id >  t   id >= snowflake_first_after(t) AND id > snowflake_last_at_or_before(t)
 //     The first clause of a lower bound is what pruning can use (id > last
 //     keeps the partition that ends just before t); the second keeps the
-//     answer exact when the first saturates. A t holding a subquery gets
-//     the second alone, so that the subquery runs once.
+//     answer exact when the first saturates. An id or a t holding a
+//     subquery gets the second alone, so that the subquery runs once: the
+//     planner counts no subquery as volatile, though one may return
+//     another row each time it runs (TABLESAMPLE, LIMIT without ORDER BY).
 //   - a volatile id or t (snowflake_nextval(), clock_timestamp(), random()):
 //     no rewrite, so that each runs once per comparison, as the operator
 //     runs it; no index or pruning could use them anyway.
@@ -236,10 +238,12 @@ Expr *rewrite_for_expression(Expr *id, Oid id_type, Comparison c, Node *time,
     if (last == nullptr) {
         return nullptr;
     }
-    // A subquery would be planned and run once per clause: one clause,
-    // exact, which the index serves; pruning keeps the partition that ends
-    // just before t.
-    if (!c.lower || contain_subplans(time)) {
+    // A subquery on either side would be planned and run once per clause,
+    // and two runs may disagree: one clause, exact, which the index serves;
+    // pruning keeps the partition that ends just before t. Anything else
+    // copied here is neither volatile (no rewrite then) nor a subquery, so
+    // each copy gives the same value.
+    if (!c.lower || contain_subplans(time) || contain_subplans(reinterpret_cast<Node *>(id))) {
         return id_against(id, id_type,
                           c.lower ? BTGreaterStrategyNumber : BTLessEqualStrategyNumber, last);
     }
