@@ -113,6 +113,32 @@ sf_stream_ids n1 "$SF_WORK/n1.loopend" 1000
 sf_expect_above "n1 after a crash loop" "$SF_WORK/n1.ids" "$SF_WORK/n1.after" \
     "$SF_WORK/n1.precrash" "$SF_WORK/n1.postcrash" "$SF_WORK"/n1.loop? -- "$SF_WORK/n1.loopend"
 
+# --- single-user crash recovery between the crash and the start ---------------
+# What Patroni runs after a crash before pg_rewind: the recovery's run takes
+# no lease and issues nothing, so its clean shutdown passes the crashed run's
+# claim on the lease on, and calls its floor a reservation, not the last ID.
+sf_crash n1
+sf_as_server "$SF_STAGE_BIN/postgres" --single -D "$(sf_datadir n1)" postgres </dev/null \
+    >"$SF_WORK/n1.single.log" 2>&1 || { cat "$SF_WORK/n1.single.log" >&2; sf_die "single-user recovery failed"; }
+log_from=$(($(sf_server_log n1 | wc -l) + 1))
+sf_start n1 || sf_die "n1 did not start after single-user recovery"
+sf_poll n1 "SELECT lease_state FROM snowflake_status" held
+lead=$(lead_ms n1)
+[ "$lead" -le 2000 ] ||
+    sf_die "after single-user recovery n1's first ID is $lead ms ahead of its clock"
+sf_log "ok: after single-user recovery n1 resumes $lead ms ahead of its clock"
+start_log=$(sf_server_log n1 | tail -n +"$log_from")
+sf_expect_match "... taking back its lease at the floor the recovery recorded" \
+    "took back node id $before, which the previous run of this server held until its clean shutdown" \
+    "$start_log"
+sf_expect_match "... whose start calls that floor the durable reservation" \
+    'snowflake_id: the generator resumes .*(past|above) the durable reservation' "$start_log"
+sf_expect_eq "... and blames no clock" 0 "$(grep -c 'WARNING: .*wall clock' <<<"$start_log" || true)"
+sf_stream_ids n1 "$SF_WORK/n1.single" 1000
+sf_expect_above "n1 after single-user recovery" "$SF_WORK/n1.ids" "$SF_WORK/n1.after" \
+    "$SF_WORK/n1.precrash" "$SF_WORK/n1.postcrash" "$SF_WORK"/n1.loop? "$SF_WORK/n1.loopend" -- \
+    "$SF_WORK/n1.single"
+
 # --- worker_id changed on reload: the lease follows ----------------------------
 old_n5=$(node_of n5)
 sf_psql n5 -c "ALTER SYSTEM SET snowflake_id.worker_id = 50" -c "SELECT pg_reload_conf()" >/dev/null
