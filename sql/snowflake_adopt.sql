@@ -2,10 +2,12 @@
 -- identity (ALWAYS and BY DEFAULT) and a column without a default switched
 -- to DEFAULT snowflake_nextval(), with rows, foreign keys pointing at them
 -- and the conversion to the snowflake type; then every refusal, each with
--- its SQLSTATE, and the collision bound at its edge. Names that need quotes
--- throughout. (pg_dump and restore of adopted tables:
--- tests/server/adopt.sh.) Server: preloaded, worker_id = 7, the default
--- max_clock_drift (1 s).
+-- its SQLSTATE, and the collision bound at its edge; check constraints on
+-- the column; the type change of a column adopted before; PostgreSQL's own
+-- refusal of the type change. Names that need quotes throughout. (pg_dump
+-- and restore of adopted tables, and the warning about other sessions'
+-- prepared statements: tests/server/adopt.sh.) Server: preloaded,
+-- worker_id = 7, the default max_clock_drift (1 s), no other session.
 SET timezone = 'UTC';
 CREATE EXTENSION IF NOT EXISTS snowflake_id;
 -- The CONTEXT line names a line of the function's body: leave it out.
@@ -129,12 +131,13 @@ EXCEPTION WHEN OTHERS THEN
                           AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS"Z"');
     RETURN NEXT 'SQLSTATE ' || SQLSTATE;
     RETURN NEXT replace(msg, value::text, '<value>');
-    RETURN NEXT replace(replace(replace(replace(detail, value::text, '<value>'),
-        snowflake_from_timestamp(now() - current_setting('snowflake_id.max_clock_drift')::interval)::text,
-        '<bound>'), bound_time, '<bound time>'),
-        to_char(snowflake_timestamp(value) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS"Z"'),
-        '<value time>');
-    RETURN NEXT hint;
+    FOREACH msg IN ARRAY ARRAY[detail, hint] LOOP
+        RETURN NEXT replace(replace(replace(replace(msg, value::text, '<value>'),
+            snowflake_from_timestamp(now() - current_setting('snowflake_id.max_clock_drift')::interval)::text,
+            '<bound>'), bound_time, '<bound time>'),
+            to_char(snowflake_timestamp(value) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS"Z"'),
+            '<value time>');
+    END LOOP;
 END
 $$;
 BEGIN;
@@ -150,6 +153,53 @@ SELECT max(id) AS top FROM edge \gset
 SELECT pg_temp.refusal(:top, $$SELECT snowflake_adopt('edge', 'id')$$);
 SELECT count(*) AS defaults FROM pg_attrdef WHERE adrelid = 'edge'::regclass;
 
+-- Check constraints on the column, evaluated for the IDs to come: the
+-- first ID of now() minus max_clock_drift (the bound, given as the value
+-- below) and the layout's last, 2^63 - 1. One that holds today's IDs
+-- out (a sequence's range) is refused, naming it and the table; so is one
+-- that holds them out only later (checked after the type change, on the
+-- constraint PostgreSQL rebuilt for it), and one that raises an error for
+-- them. Each leaves the column as it was.
+CREATE TABLE small (id bigserial PRIMARY KEY CONSTRAINT "Small IDs" CHECK (id < 1000000000));
+INSERT INTO small DEFAULT VALUES;
+SELECT pg_temp.refusal(snowflake_from_timestamp(
+    now() - current_setting('snowflake_id.max_clock_drift')::interval),
+    $$SELECT snowflake_adopt('small', 'id')$$);
+SELECT snowflake_from_timestamp('2060-01-01 00:00:00+00') AS y2060 \gset
+CREATE TABLE later (id bigint PRIMARY KEY CHECK (id < :y2060));
+SELECT pg_temp.refusal(snowflake_from_timestamp(
+    now() - current_setting('snowflake_id.max_clock_drift')::interval),
+    $$SELECT snowflake_adopt('later', 'id', to_snowflake => true)$$);
+CREATE TABLE narrowing (id bigint PRIMARY KEY CHECK (id::integer <> 0));
+SELECT pg_temp.refusal(snowflake_from_timestamp(
+    now() - current_setting('snowflake_id.max_clock_drift')::interval),
+    $$SELECT snowflake_adopt('narrowing', 'id')$$);
+SELECT c.relname, format_type(a.atttypid, a.atttypmod) AS type,
+       pg_get_expr(d.adbin, d.adrelid) AS "default"
+FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+     LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+WHERE a.attrelid IN ('small'::regclass, 'later'::regclass, 'narrowing'::regclass)
+  AND a.attname = 'id'
+ORDER BY c.relname;
+-- Constraints that hold for every ID: adopted, converted, and they still
+-- hold for the rows to come.
+CREATE TABLE positive (id bigserial PRIMARY KEY CHECK (id > 0)
+                       CHECK (id BETWEEN 1 AND 9223372036854775807));
+SELECT snowflake_adopt('positive', 'id', to_snowflake => true, drop_sequence => true);
+INSERT INTO positive DEFAULT VALUES;
+SELECT format_type(atttypid, atttypmod) AS type FROM pg_attribute
+WHERE attrelid = 'positive'::regclass AND attname = 'id';
+SELECT count(*) AS rows FROM positive;
+-- A constraint that reads another column as well cannot be evaluated
+-- without that column's values: a WARNING says it was not checked (its
+-- DETAIL and HINT, with the IDs to come, vary with the clock: left out).
+CREATE TABLE tree (id bigserial PRIMARY KEY, parent bigint, CHECK (id <> parent));
+\set VERBOSITY terse
+SELECT snowflake_adopt('tree', 'id', drop_sequence => true);
+\set VERBOSITY default
+SELECT pg_get_expr(adbin, adrelid) AS "default" FROM pg_attrdef
+WHERE adrelid = 'tree'::regclass;
+
 -- The other refusals.
 -- Not bigint: integer (serial) and text.
 CREATE TABLE s (id serial PRIMARY KEY, t text);
@@ -162,6 +212,25 @@ SELECT snowflake_adopt('orders', 'id');
 \echo :SQLSTATE
 SELECT snowflake_adopt('customers', 'id');
 \echo :SQLSTATE
+SELECT snowflake_adopt('customers', 'id', to_snowflake => true);
+\echo :SQLSTATE
+-- orders, adopted above without to_snowflake: to_snowflake now converts
+-- it, and does nothing else. Its values are IDs minted since, which the
+-- collision bound would refuse: it does not apply to a column adopted
+-- already. drop_sequence with it is refused, and says what to do.
+SELECT snowflake_adopt('orders', 'id', to_snowflake => true, drop_sequence => true);
+\echo :SQLSTATE
+SELECT snowflake_adopt('orders', 'id', to_snowflake => true);
+SELECT format_type(a.atttypid, a.atttypmod) AS type, pg_get_expr(d.adbin, d.adrelid) AS "default",
+       pg_get_serial_sequence('"Adopt Me".orders', 'id') AS kept_sequence
+FROM pg_attribute a JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+WHERE a.attrelid = 'orders'::regclass AND a.attname = 'id';
+INSERT INTO orders (note) VALUES ('converted');
+SELECT (SELECT id FROM orders WHERE note = 'converted')
+       > (SELECT id FROM orders WHERE note = 'new') AS above_earlier_ids;
+SELECT conname, convalidated FROM pg_constraint
+WHERE conrelid = 'order_lines'::regclass AND contype = 'f';
+INSERT INTO order_lines VALUES (4242, 1);
 -- Some other default: a constant, an expression around nextval(), a
 -- generated column.
 CREATE SEQUENCE o_seq;
@@ -186,6 +255,19 @@ SELECT snowflake_adopt('parent', 'id');
 \echo :SQLSTATE
 SELECT snowflake_adopt('child', 'id');
 \echo :SQLSTATE
+-- PostgreSQL refuses the type change of a column a view uses (so a
+-- generated column's expression or a publication's row filter): 0A000,
+-- with a hint. The transaction rolls back whole: the identity, its
+-- sequence and the type are as they were. Without to_snowflake, adopted.
+CREATE TABLE viewed (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY);
+INSERT INTO viewed DEFAULT VALUES;
+CREATE VIEW viewed_ids AS SELECT id FROM viewed;
+SELECT snowflake_adopt('viewed', 'id', to_snowflake => true);
+\echo :SQLSTATE
+SELECT format_type(atttypid, atttypmod) AS type, attidentity,
+       pg_get_serial_sequence('"Adopt Me".viewed', 'id') IS NOT NULL AS has_sequence
+FROM pg_attribute WHERE attrelid = 'viewed'::regclass AND attname = 'id';
+SELECT snowflake_adopt('viewed', 'id');
 -- Not a table; no such column; a system column; NULL arguments.
 CREATE VIEW v AS SELECT id FROM orders;
 SELECT snowflake_adopt('v', 'id');

@@ -4,6 +4,13 @@
 #  - it takes its lock before it checks: a row with a value the generator
 #    could issue, inserted by a transaction still open when snowflake_adopt()
 #    is called, is seen once that transaction commits, and refused;
+#  - with to_snowflake, it warns of other sessions connected to the database
+#    (statements they prepared that return the column fail after the type
+#    change): a real client that prepared INSERT ... RETURNING id is counted,
+#    and its statement then fails with 0A000 as the warning says, until
+#    DISCARD ALL; another role's session is counted for a caller who cannot
+#    see its type; no warning without a type change, nor when only sessions
+#    of other databases are connected;
 #  - a database with adopted tables (a bigserial whose sequence is kept,
 #    with a foreign key pointing at it; an identity converted to the
 #    snowflake type, with a bigint foreign key pointing at it; a bigserial
@@ -19,7 +26,9 @@ source "$(dirname "$0")/../lib/cluster.sh"
 sf_init_workspace
 sf_stage
 
-sf_new s "snowflake_id.worker_id = 9"
+# No autovacuum: its workers, connected to a database, would count as
+# sessions whose type an unprivileged caller cannot see, at random moments.
+sf_new s "snowflake_id.worker_id = 9" "autovacuum = off"
 sf_start s || sf_die "the server did not start"
 sf_psql s -c "CREATE EXTENSION snowflake_id"
 
@@ -51,6 +60,79 @@ sf_expect_match "... and, once it has it, refuses the value the insert committed
     "$(cat "$SF_WORK/adopt.out")"
 sf_expect_eq "race keeps its sequence's default" "nextval('race_id_seq'::regclass)" \
     "$(sf_psql s -c "SELECT pg_get_expr(adbin, adrelid) FROM pg_attrdef WHERE adrelid = 'race'::regclass")"
+
+# --- to_snowflake and other sessions' prepared statements ---------------------------
+sf_psql s -c "CREATE DATABASE app" -c "CREATE ROLE keeper LOGIN" -c "CREATE ROLE clerk LOGIN"
+app() { sf_psql s -d app "$@"; }
+app -c "CREATE EXTENSION snowflake_id" \
+    -c "CREATE TABLE items (id bigserial PRIMARY KEY, n integer)" \
+    -c "CREATE TABLE plain (id bigserial PRIMARY KEY)" \
+    -c "CREATE TABLE quiet (id bigserial PRIMARY KEY)" \
+    -c "CREATE TABLE theirs (id bigserial PRIMARY KEY)" \
+    -c "ALTER TABLE theirs OWNER TO keeper"
+# A client of app that prepared INSERT ... RETURNING id and ran it, as
+# JDBC, asyncpg or Npgsql do; its application_name says it is ready.
+client_fifo=$SF_WORK/client
+mkfifo "$client_fifo"
+app -v ON_ERROR_STOP=0 <"$client_fifo" >"$SF_WORK/client.out" 2>&1 &
+client=$!
+exec {client_fd}>"$client_fifo"
+echo "PREPARE add AS INSERT INTO items (n) VALUES (1) RETURNING id; EXECUTE add;
+      SET application_name = 'prepared';" >&"$client_fd"
+sf_poll s "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'prepared'" 1
+out=$(app -c "SELECT snowflake_adopt('plain', 'id')" 2>&1)
+[[ $out != *WARNING* ]] || sf_die "a warning without a type change: $out"
+sf_log "ok: no warning when the type does not change, with a client connected"
+out=$(app -c "SELECT snowflake_adopt('items', 'id', to_snowflake => true)" 2>&1)
+sf_expect_match "with to_snowflake, the client connected to app is counted and warned of" \
+    "WARNING: +1 other session is connected to database app: statements prepared there that return column id of table public.items fail once this transaction commits" \
+    "$out"
+sf_expect_match "... and the warning says what to do" \
+    'HINT: +After the commit, reconnect those sessions \(restart the connection pools\) or run DISCARD ALL in them' \
+    "$out"
+echo 'EXECUTE add;
+      DISCARD ALL;
+      PREPARE add AS INSERT INTO items (n) VALUES (2) RETURNING id; EXECUTE add;
+      \q' >&"$client_fd"
+exec {client_fd}>&-
+wait "$client"
+client_errors=$(grep ERROR "$SF_WORK/client.out" || true)
+sf_expect_match "the client's prepared statement fails after the adopt, as the warning says" \
+    'ERROR: +cached plan must not change result type$' "$client_errors"
+sf_expect_eq "... its only error" 1 "$(wc -l <<<"$client_errors")"
+sf_expect_eq "... and works again once prepared anew, minting an ID" t \
+    "$(app -c "SELECT count(*) = 1 AND min(id) > 1000000 FROM items WHERE n = 2")"
+# Another role's session: an unprivileged caller cannot see its type, and
+# counts it.
+clerk_fifo=$SF_WORK/clerk
+mkfifo "$clerk_fifo"
+"$SF_CLIENT_BIN/psql" -h "$(sf_sockdir s)" -p "$SF_PORT" -U clerk -d app -X -q \
+    -c "SET application_name = 'clerk'" -f - <"$clerk_fifo" >/dev/null 2>&1 &
+clerk=$!
+exec {clerk_fd}>"$clerk_fifo"
+sf_poll s "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'clerk'" 1
+out=$("$SF_CLIENT_BIN/psql" -h "$(sf_sockdir s)" -p "$SF_PORT" -U keeper -d app -X -q \
+    -c "SELECT snowflake_adopt('theirs', 'id', to_snowflake => true)" 2>&1)
+sf_expect_match "a session of another role is counted for a caller who cannot see its type" \
+    "WARNING: +1 other session is connected to database app: .* column id of table public.theirs " \
+    "$out"
+exec {clerk_fd}>&-
+wait "$clerk"
+# Only sessions of other databases (this one's, a holder in postgres):
+# once the clients' backends are gone, no warning.
+holder_fifo=$SF_WORK/elsewhere
+mkfifo "$holder_fifo"
+sf_psql s <"$holder_fifo" >/dev/null 2>&1 &
+holder=$!
+exec {holder_fd}>"$holder_fifo"
+echo "SET application_name = 'elsewhere';" >&"$holder_fd"
+sf_poll s "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'elsewhere'" 1
+sf_poll s "SELECT count(*) FROM pg_stat_activity WHERE datname = 'app'" 0
+out=$(app -c "SELECT snowflake_adopt('quiet', 'id', to_snowflake => true)" 2>&1)
+[[ $out != *WARNING* ]] || sf_die "a warning with no other session in app: $out"
+sf_log "ok: no warning when only sessions of other databases are connected"
+exec {holder_fd}>&-
+wait "$holder"
 
 # --- pg_dump and restore -----------------------------------------------------------
 sf_psql s -c "CREATE DATABASE shop"
