@@ -1,9 +1,14 @@
 // snowflake_status(): what the generator is doing, from counters in shared
 // memory (the slots are described at StatusCounters in pg_shared.hpp).
 //
-// Reading takes no lock: the floor, the reservation and the catch-up flag are
-// atomics, and the counters are summed with relaxed loads. The sums are not
-// a snapshot of one instant; each value is at most a few calls old.
+// The floor, the reservation and the catch-up flag are atomics, and the
+// counters are summed with relaxed loads; the lock is taken, shared, only for
+// what the generator's writers keep under it. The sums are not a snapshot of
+// one instant; each value is at most a few calls old.
+//
+// Every column means something on the server it is read on. A standby
+// issues nothing: the columns about issued IDs and the generator's clock are
+// NULL there, and reserved_until is its primary's reservation as replayed.
 #include <algorithm>
 #include <new>
 
@@ -14,6 +19,7 @@
 extern "C" {
 #include "access/htup_details.h"
 #include "access/twophase.h"
+#include "access/xlog.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
@@ -112,6 +118,9 @@ extern "C" Datum snowflake_status(PG_FUNCTION_ARGS) {
 
     const snowflake::Layout &layout = sf_layout;
     const int shift = layout.timestamp_shift();
+    // A hot standby: it replays its primary's WAL and issues nothing.
+    const bool standby = RecoveryInProgress();
+
     // The lease word, the floor and the lease's bound as of one moment: a
     // switch of node id lowers the floor and sets another bound between
     // publications of the word, so a pair read across it (the old lease's
@@ -139,6 +148,42 @@ extern "C" Datum snowflake_status(PG_FUNCTION_ARGS) {
         sums[3] += c.clock_backwards.load(std::memory_order_relaxed);
         sums[4] += c.errors.load(std::memory_order_relaxed);
     }
+
+    // The floor lies just above the last ID issued only once this run has
+    // issued one, and only while an issue set it last: where the run resumed
+    // (a state file, a crash recovery's replayed reservation, an accepted
+    // layout), a lease's floor and a switch of node id put it at a bound
+    // below which no ID need exist, and reporting that bound as an issued
+    // ID's time would claim an ID at the end of a reservation. Each such
+    // point is recorded under the lock by whoever moved the floor there,
+    // and the lock is taken after the floor was read, so a floor set so is
+    // matched. (A floor read just before the run's first ID is the point it
+    // resumed from, whatever the count says.) Not matched: a switch of node
+    // id to a floor above an earlier switch's (only the lowest is kept),
+    // which shows that floor until the next ID, issued at once by the call
+    // that asked for the switch.
+    // On a standby: its primary's reservation as replayed so far (or as the
+    // state file it started from recorded it), in the layout it was made
+    // under, which may not be this server's.
+    bool floor_follows_issue = false;
+    bool have_replayed = false;
+    int64_t replayed_unix_ms = 0;
+    LWLockAcquire(sf_shared->lock, LW_SHARED);
+    if (!standby) {
+        floor_follows_issue = sums[0] > 0 && floor != sf_shared->floor_at_start &&
+                              floor != sf_shared->floor_raised_by_lease &&
+                              floor != sf_shared->floor_lowered_by_switch;
+    } else if (sf_shared->have_stored) {
+        snowflake::Layout stored_layout;
+        snowflake::Error err;
+        have_replayed = snowflake::layout_of(sf_shared->stored, &stored_layout, &err);
+        if (have_replayed) {
+            replayed_unix_ms =
+                stored_layout.epoch_unix_ms() +
+                static_cast<int64_t>(sf_shared->stored.id_bound >> stored_layout.timestamp_shift());
+        }
+    }
+    LWLockRelease(sf_shared->lock);
 
     enum {
         kWorkerId,
@@ -195,7 +240,14 @@ extern "C" Datum snowflake_status(PG_FUNCTION_ARGS) {
     }
     const bool past_deadline = held_now && sf_lease_past_deadline(sf_shared->lease);
     const bool overdue = past_deadline || (held_now && bound_reached);
-    const auto lease_status = overdue ? LeaseStatus::expired : lease_status_of(lease_word_now);
+    auto lease_status = overdue ? LeaseStatus::expired : lease_status_of(lease_word_now);
+    // With a registry, `none` is only the word before the worker's first
+    // publication: before it starts, and on a standby, where it starts at
+    // promotion. No lease is held yet.
+    const bool before_worker = registry && lease_status == LeaseStatus::none;
+    if (before_worker) {
+        lease_status = LeaseStatus::waiting;
+    }
     if (registry) {
         // The node in use is the lease's, while there is one.
         const int64_t node = lease_status == LeaseStatus::held ? lease_node_of(lease_word_now) : -1;
@@ -209,22 +261,34 @@ extern "C" Datum snowflake_status(PG_FUNCTION_ARGS) {
     values[kWorkerBits] = Int32GetDatum(layout.widths().worker_bits);
     values[kSequenceBits] = Int32GetDatum(layout.widths().sequence_bits);
     values[kEpoch] = timestamptz_of(layout.epoch_unix_ms());
-    // The floor is one above the newest ID, or where the generator resumed.
-    int64_t last_unix_ms = INT64_MIN;
-    if (floor == 0) {
-        nulls[kLastIssuedAt] = true;
-    } else {
-        last_unix_ms = layout.epoch_unix_ms() + static_cast<int64_t>((floor - 1) >> shift);
-        values[kLastIssuedAt] = timestamptz_of(last_unix_ms);
+    // The floor is one above the newest ID, or where the generator resumed:
+    // the next ID carries its time or a later one, whether or not an ID was
+    // issued below it.
+    const int64_t below_floor_unix_ms =
+        floor == 0 ? INT64_MIN
+                   : layout.epoch_unix_ms() + static_cast<int64_t>((floor - 1) >> shift);
+    nulls[kLastIssuedAt] = !floor_follows_issue || floor == 0;
+    if (!nulls[kLastIssuedAt]) {
+        values[kLastIssuedAt] = timestamptz_of(below_floor_unix_ms);
     }
     values[kAheadOfClockMs] =
-        Int64GetDatum(std::max<int64_t>(0, std::max(last_unix_ms, clock) - wall));
+        Int64GetDatum(std::max<int64_t>(0, std::max(below_floor_unix_ms, clock) - wall));
     values[kCatchingUp] = BoolGetDatum(catching_up);
     if (below == UINT64_MAX) {
         nulls[kReservedUntil] = true;
     } else {
         values[kReservedUntil] =
             timestamptz_of(layout.epoch_unix_ms() + static_cast<int64_t>(below >> shift));
+    }
+    if (standby) {
+        // Its generator's clock starts at promotion (pg_wal.cpp, cleanup),
+        // from the floor replay raised: until then a catch-up clock left
+        // from the start, or a lead over the wall clock, describes nothing.
+        nulls[kLastIssuedAt] = nulls[kAheadOfClockMs] = nulls[kCatchingUp] = true;
+        nulls[kReservedUntil] = !have_replayed;
+        if (have_replayed) {
+            values[kReservedUntil] = timestamptz_of(replayed_unix_ms);
+        }
     }
     for (int i = 0; i < 5; ++i) {
         values[kIdsIssued + i] = Int64GetDatum(static_cast<int64_t>(sums[i]));
@@ -243,7 +307,9 @@ extern "C" Datum snowflake_status(PG_FUNCTION_ARGS) {
         values[kRegistry] = CStringGetTextDatum(sf_describe_registry());
         LWLockAcquire(sf_shared->lock, LW_SHARED);
         values[kLeaseMessage] = CStringGetTextDatum(
-            !overdue || lease.message[0] != '\0' ? lease.message
+            before_worker && standby
+                ? "a standby takes no node id lease: it asks the registry for one once promoted"
+            : !overdue || lease.message[0] != '\0' ? lease.message
             : past_deadline
                 ? "no renewal confirmed by the lease's deadline: the registry has not answered yet"
                 : "the next ID would reach the bound recorded with the last confirmed renewal: "

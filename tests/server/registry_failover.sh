@@ -2,7 +2,8 @@
 # Node id leases across a promotion and a restore from backup, on real
 # servers with a registry:
 #  - promotion: a primary with a synchronous standby is killed (SIGKILL of
-#    every process) while it mints; the standby, promoted, takes over the
+#    every process) while it mints; the standby holds no lease while it
+#    replays (snowflake_status says so); promoted, it takes over the
 #    primary's lease at once (same system identifier, higher timeline),
 #    keeps the node id, and every ID it mints is above every ID a client
 #    received from the old primary;
@@ -38,6 +39,10 @@ sf_poll primary "SELECT lease_state FROM snowflake_status" held
 sf_psql primary -c "SELECT snowflake_nextval()" >/dev/null
 sf_new_standby primary standby "cluster_name = 'standby1'"
 sf_start standby || sf_die "standby did not start"
+sf_expect_eq "the standby holds no lease and says so" \
+    "waiting||a standby takes no node id lease: it asks the registry for one once promoted" \
+    "$(sf_psql standby -c "SELECT format('%s|%s|%s', lease_state, worker_id, lease_message)
+                           FROM snowflake_status")"
 sf_make_sync primary standby1
 sf_stream_ids primary "$SF_WORK/primary.ids" 2000000 2>/dev/null &
 client=$!
