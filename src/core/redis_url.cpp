@@ -63,7 +63,7 @@ bool parse_int(std::string_view text, int min, int max, int *out) {
 // The URL itself is never quoted: it may hold a password.
 bool bad(Error *err, std::string_view, const char *detail_fmt, std::string_view part) {
     fail(err, ErrorCode::invalid_setting, "invalid Redis URL");
-    const int part_shown = static_cast<int>(utf8_prefix_length(part, 120));
+    const int part_shown = static_cast<int>(quoted_prefix_length(part, 120));
     set_detail(err, detail_fmt, part_shown, part.data());
     set_hint(err, "Write it as %s.", kForm);
     return false;
