@@ -53,7 +53,7 @@ run_regress narrow snowflake_narrow
 # From a UTF-8 client, every entry point that quotes input gets 200
 # characters of WIDTH bytes each in the database; its error must keep its
 # SQLSTATE and quote exactly the whole characters that fit its limit, then
-# "..." (the Redis URL's part, cut without a mark, then its closing quote).
+# "...".
 # SQL_ASCII takes any cut: it keeps UTF-8's rule, for the UTF-8 it mostly holds.
 quote_error() {
     PGCLIENTENCODING=UTF8 "$SF_CLIENT_BIN/psql" -h "$(sf_sockdir no_worker)" -p "$SF_PORT" \
@@ -88,7 +88,7 @@ objectid_timestamp|SELECT objectid_timestamp('$long')|22P02|64|$cut
 snowflake_decode's layout|SELECT snowflake_decode(1, '$long')|22023|120|$cut: unknown preset
 snowflake_timestamp's layout part|SELECT snowflake_timestamp(1, '$long')|22023|40|$cut at character 1
 snowflake_id.epoch|ALTER SYSTEM SET snowflake_id.epoch = '$long'|22023|80|$cut
-snowflake_id.registry|ALTER SYSTEM SET snowflake_id.registry = 'redis://h/$long'|22023|120|" is not a number
+snowflake_id.registry|ALTER SYSTEM SET snowflake_id.registry = 'redis://h/$long'|22023|120|$cut is not a number
 CASES
     # Counted in characters of the encoding, not in UTF-8's lead bytes.
     sf_expect_match "$enc, objectid_timestamp counts characters" "this text has 30 characters" \

@@ -184,7 +184,7 @@ TEST_F(Quote, MessagesQuoteWholeCharactersOfTheEncoding) {
     snowflake::RedisTarget target;
     ASSERT_FALSE(snowflake::parse_redis_url("redis://h/" + long_text, &target, &err));
     EXPECT_EQ(std::string(err.detail),
-              "The database \"" + repeat(kRuEucjp, 60) + "\" is not a number.");
+              "The database \"" + repeat(kRuEucjp, 60) + "...\" is not a number.");
 }
 
 TEST_F(Quote, ObjectIdCountsAndPlacesCharactersOfTheEncoding) {
