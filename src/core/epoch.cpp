@@ -58,7 +58,7 @@ std::string_view trim(std::string_view s) {
 }
 
 bool bad_epoch(std::string_view text, Error *err, const char *why) {
-    const std::size_t shown = utf8_prefix_length(text, 80);
+    const std::size_t shown = quoted_prefix_length(text, 80);
     fail(err, ErrorCode::invalid_setting, "invalid epoch \"%.*s%s\": %s", static_cast<int>(shown),
          text.data(), shown < text.size() ? "..." : "", why);
     set_hint(err,

@@ -1,5 +1,6 @@
 #include "error.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -59,7 +60,18 @@ bool is_continuation(char c) {
     return (static_cast<unsigned char>(c) & 0xC0) == 0x80;
 }
 
+// Set once, when the library loads, before any call could read it.
+CharacterLength installed_rule = utf8_character_length;
+
 }  // namespace
+
+std::size_t utf8_character_length(std::string_view rest) {
+    std::size_t n = 1;
+    while (n < rest.size() && is_continuation(rest[n])) {
+        ++n;
+    }
+    return n;
+}
 
 std::size_t utf8_prefix_length(std::string_view text, std::size_t max_bytes) {
     std::size_t cut = text.size() > max_bytes ? max_bytes : text.size();
@@ -67,6 +79,39 @@ std::size_t utf8_prefix_length(std::string_view text, std::size_t max_bytes) {
         --cut;
     }
     return cut;
+}
+
+void set_character_length(CharacterLength rule) {
+    installed_rule = rule != nullptr ? rule : utf8_character_length;
+}
+
+std::size_t character_length(std::string_view rest) {
+    // Whatever the rule says, a step is at least a byte and stays in the
+    // text: a text invalid in its encoding cuts short, never out of bounds.
+    return std::clamp<std::size_t>(installed_rule(rest), 1, rest.size());
+}
+
+std::size_t quoted_prefix_length(std::string_view text, std::size_t max_bytes) {
+    if (text.size() <= max_bytes) {
+        return text.size();
+    }
+    std::size_t cut = 0;
+    while (cut < text.size()) {
+        const std::size_t next = cut + character_length(text.substr(cut));
+        if (next > max_bytes) {
+            break;
+        }
+        cut = next;
+    }
+    return cut;
+}
+
+std::size_t character_count(std::string_view text) {
+    std::size_t n = 0;
+    for (std::size_t at = 0; at < text.size(); at += character_length(text.substr(at))) {
+        ++n;
+    }
+    return n;
 }
 
 bool quote_foreign(std::string_view text, char *out, std::size_t size) {
@@ -86,14 +131,6 @@ bool quote_foreign(std::string_view text, char *out, std::size_t size) {
     std::snprintf(out + kept, size - kept, " ... (%zu more bytes, in the server log)",
                   text.size() - kept);
     return false;
-}
-
-std::size_t utf8_length(std::string_view text) {
-    std::size_t n = 0;
-    for (char c : text) {
-        n += is_continuation(c) ? 0 : 1;
-    }
-    return n;
 }
 
 }  // namespace snowflake

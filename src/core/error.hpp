@@ -130,11 +130,31 @@ void set_hint(Error *err, const char *fmt, ...) __attribute__((format(printf, 2,
 // Returns false if it cut: the caller then logs the whole text.
 bool quote_foreign(std::string_view text, char *out, std::size_t size);
 
-// Quoting user input in messages, which must stay valid UTF-8 and short
-// enough for the buffers above: the longest prefix of text of at most
-// max_bytes that does not end inside a UTF-8 character, and the number of
-// characters (not bytes) in text, for "at character N".
+// Quoting input in messages. Input is text in the database's encoding,
+// which only the PostgreSQL side knows: it installs that encoding's rule
+// once, when the library loads, and every quote of input is cut and
+// counted by it, so that a cut never falls inside a character (the message
+// would fail its conversion to the client's encoding, and the client get
+// 22021 instead of the error) and "at character N" counts what the user
+// sees. The rule gives the length in bytes, 1 to rest.size(), of the
+// character rest (never empty) starts with; it must not raise a PostgreSQL
+// ERROR, which would longjmp through the core's frames. Until one is
+// installed, and in the unit tests, the rule is UTF-8's. The "..." the
+// messages append after a cut is ASCII, which every server encoding keeps
+// as it is.
+using CharacterLength = std::size_t (*)(std::string_view rest);
+void set_character_length(CharacterLength rule);  // nullptr: UTF-8's again
+std::size_t character_length(std::string_view rest);
+
+// The longest prefix of text of at most max_bytes that ends where a
+// character does, and the number of characters in text, by the installed rule.
+std::size_t quoted_prefix_length(std::string_view text, std::size_t max_bytes);
+std::size_t character_count(std::string_view text);
+
+// UTF-8's rule: a byte and the continuation bytes (10xxxxxx) after it; and
+// the prefix by it, for foreign text (quote_foreign), which comes from
+// elsewhere than the database.
+std::size_t utf8_character_length(std::string_view rest);
 std::size_t utf8_prefix_length(std::string_view text, std::size_t max_bytes);
-std::size_t utf8_length(std::string_view text);
 
 }  // namespace snowflake

@@ -94,9 +94,9 @@ class SpecParser {
     bool bad(Piece p, const char *what, const char *detail = nullptr) {
         // Long texts are cut (at a character boundary) so that the position
         // always fits in the message.
-        const std::size_t whole_shown = utf8_prefix_length(whole_, 120);
-        const std::size_t part_shown = utf8_prefix_length(p.text, 40);
-        const std::size_t position = utf8_length(whole_.substr(0, p.pos)) + 1;
+        const std::size_t whole_shown = quoted_prefix_length(whole_, 120);
+        const std::size_t part_shown = quoted_prefix_length(p.text, 40);
+        const std::size_t position = character_count(whole_.substr(0, p.pos)) + 1;
         if (p.text.empty()) {
             fail(err_, ErrorCode::invalid_spec,
                  "invalid snowflake layout \"%.*s%s\": %s at character %zu",
@@ -326,7 +326,7 @@ bool parse_foreign_layout(std::string_view text, ForeignLayout *out, Error *err)
     }
     if (whole.text.empty()) {
         fail(err, ErrorCode::invalid_spec, "invalid snowflake layout \"%.*s\": it is empty",
-             static_cast<int>(utf8_prefix_length(text, 120)), text.data());
+             static_cast<int>(quoted_prefix_length(text, 120)), text.data());
         set_hint(err, "Use a preset (twitter, discord, instagram, sonyflake) or a spec.");
         return false;
     }

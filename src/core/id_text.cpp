@@ -24,7 +24,7 @@ bool looks_like_a_time(std::string_view t) {
 }
 
 bool not_an_id(std::string_view text, std::string_view trimmed, Error *err) {
-    const int shown = static_cast<int>(utf8_prefix_length(text, 100));
+    const int shown = static_cast<int>(quoted_prefix_length(text, 100));
     fail(err, ErrorCode::invalid_id_text, "invalid input syntax for type snowflake: \"%.*s%s\"",
          shown, text.data(), static_cast<std::size_t>(shown) < text.size() ? "..." : "");
     if (looks_like_a_time(trimmed)) {
@@ -41,7 +41,7 @@ bool not_an_id(std::string_view text, std::string_view trimmed, Error *err) {
 }
 
 bool out_of_range(std::string_view text, Error *err) {
-    const int shown = static_cast<int>(utf8_prefix_length(text, 100));
+    const int shown = static_cast<int>(quoted_prefix_length(text, 100));
     fail(err, ErrorCode::id_out_of_range, "value \"%.*s%s\" is out of range for type snowflake",
          shown, text.data(), static_cast<std::size_t>(shown) < text.size() ? "..." : "");
     set_detail(err, "A snowflake lies between 0 and 9223372036854775807.");

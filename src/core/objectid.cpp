@@ -52,7 +52,7 @@ namespace {
 
 bool bad_objectid(Error *err, std::string_view text) {
     // Quote at most 64 bytes of the input: enough to recognise it.
-    const std::size_t cut = utf8_prefix_length(text, 64);
+    const std::size_t cut = quoted_prefix_length(text, 64);
     fail(err, ErrorCode::invalid_objectid, "invalid ObjectId \"%.*s%s\"", static_cast<int>(cut),
          text.data(), cut < text.size() ? "..." : "");
     set_hint(err,
@@ -64,36 +64,43 @@ bool bad_objectid(Error *err, std::string_view text) {
 }  // namespace
 
 bool objectid_seconds(std::string_view text, uint32_t *seconds, Error *err) {
-    const std::size_t characters = utf8_length(text);
+    uint32_t v = 0;
+    std::size_t digits = 0;
+    for (; digits < text.size() && digits < kObjectIdHexLength; ++digits) {
+        const int d = hex_value(text[digits]);
+        if (d < 0) {
+            break;
+        }
+        if (digits < 8) {
+            v = (v << 4) | static_cast<uint32_t>(d);
+        }
+    }
+    if (digits == kObjectIdHexLength && text.size() == kObjectIdHexLength) {
+        *seconds = v;
+        return true;
+    }
+    // Counted in characters of the database's encoding, as the user typed
+    // them: the length first, then the first character that is no digit.
+    const std::size_t characters = character_count(text);
+    bad_objectid(err, text);
     if (characters != kObjectIdHexLength) {
-        bad_objectid(err, text);
         set_detail(err, "An ObjectId is %d hexadecimal digits; this text has %zu characters.",
                    kObjectIdHexLength, characters);
         return false;
     }
-    uint32_t v = 0;
-    std::size_t character = 0;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        if ((static_cast<uint8_t>(text[i]) & 0xC0) != 0x80) {
-            ++character;
-        }
-        const int d = hex_value(text[i]);
-        if (d < 0) {
-            bad_objectid(err, text);
-            if (text[i] >= ' ' && text[i] <= '~') {
-                set_detail(err, "Character %zu, \"%c\", is not a hexadecimal digit.", character,
-                           text[i]);
-            } else {
-                set_detail(err, "Character %zu is not a hexadecimal digit.", character);
-            }
-            return false;
-        }
-        if (i < 8) {
-            v = (v << 4) | static_cast<uint32_t>(d);
-        }
+    // A digit is a character of one byte; 24 of them would have passed above.
+    std::size_t at = 0;
+    std::size_t character = 1;
+    while (hex_value(text[at]) >= 0 && character_length(text.substr(at)) == 1) {
+        ++at;
+        ++character;
     }
-    *seconds = v;
-    return true;
+    if (text[at] >= ' ' && text[at] <= '~') {
+        set_detail(err, "Character %zu, \"%c\", is not a hexadecimal digit.", character, text[at]);
+    } else {
+        set_detail(err, "Character %zu is not a hexadecimal digit.", character);
+    }
+    return false;
 }
 
 }  // namespace snowflake

@@ -66,7 +66,7 @@ uint32_t round_function(const SipKey &key, int round, uint32_t half) {
 }
 
 void quote_text(Error *err, std::string_view text) {
-    const std::size_t cut = utf8_prefix_length(text, 100);
+    const std::size_t cut = quoted_prefix_length(text, 100);
     fail(err, ErrorCode::invalid_public_id, "invalid public ID \"%.*s%s\"", static_cast<int>(cut),
          text.data(), cut < text.size() ? "..." : "");
     set_hint(err,
@@ -89,10 +89,6 @@ bool bad_text(Error *err, std::string_view text, const char *fmt, ...) {
         err->truncated = n < 0 || static_cast<std::size_t>(n) >= sizeof err->detail;
     }
     return false;
-}
-
-bool is_continuation(char c) {
-    return (static_cast<unsigned char>(c) & 0xC0) == 0x80;
 }
 
 }  // namespace
@@ -225,7 +221,7 @@ bool check_public_prefix(std::string_view prefix, Error *err) {
     if (ok) {
         return true;
     }
-    const std::size_t cut = utf8_prefix_length(prefix, 100);
+    const std::size_t cut = quoted_prefix_length(prefix, 100);
     fail(err, ErrorCode::invalid_public_prefix, "invalid prefix \"%.*s%s\" for public IDs",
          static_cast<int>(cut), prefix.data(), cut < prefix.size() ? "..." : "");
     set_detail(err,
@@ -291,7 +287,7 @@ bool parse_public_id(std::string_view text, const SipKey &key, std::string_view 
     const std::size_t wanted = kPublicIdSymbols + (check ? 1 : 0);
     std::size_t symbols = 0;
     for (std::size_t i = start; i < text.size(); ++i) {
-        symbols += text[i] != '-' && !is_continuation(text[i]) ? 1 : 0;
+        symbols += text[i] != '-' ? 1 : 0;
     }
     if (symbols != wanted) {
         return bad_text(
@@ -301,11 +297,10 @@ bool parse_public_id(std::string_view text, const SipKey &key, std::string_view 
     }
     uint64_t value = 0;
     std::size_t seen = 0;
-    std::size_t character = utf8_length(text.substr(0, start));
+    // From here on the text is ASCII, and so is the prefix: a byte is a
+    // character.
+    std::size_t character = start;
     for (std::size_t i = start; i < text.size(); ++i) {
-        if (is_continuation(text[i])) {
-            continue;
-        }
         ++character;
         if (text[i] == '-') {
             continue;
@@ -341,7 +336,7 @@ bool parse_public_id(std::string_view text, const SipKey &key, std::string_view 
     }
     const uint64_t id = public_unpermute(key, value);
     if (id > static_cast<uint64_t>(INT64_MAX)) {
-        const std::size_t cut = utf8_prefix_length(text, 100);
+        const std::size_t cut = quoted_prefix_length(text, 100);
         fail(err, ErrorCode::invalid_public_id,
              "public ID \"%.*s%s\" stands for no ID under this key", static_cast<int>(cut),
              text.data(), cut < text.size() ? "..." : "");

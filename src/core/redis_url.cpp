@@ -63,8 +63,14 @@ bool parse_int(std::string_view text, int min, int max, int *out) {
 // The URL itself is never quoted: it may hold a password.
 bool bad(Error *err, std::string_view, const char *detail_fmt, std::string_view part) {
     fail(err, ErrorCode::invalid_setting, "invalid Redis URL");
-    const int part_shown = static_cast<int>(utf8_prefix_length(part, 120));
-    set_detail(err, detail_fmt, part_shown, part.data());
+    // Cut, the part is marked as every quote of input is.
+    constexpr std::size_t kShownMax = 120;
+    char shown[kShownMax + sizeof "..."];
+    const std::size_t kept = quoted_prefix_length(part, kShownMax);
+    std::memcpy(shown, part.data(), kept);
+    const int n =
+        std::snprintf(shown + kept, sizeof shown - kept, "%s", kept < part.size() ? "..." : "");
+    set_detail(err, detail_fmt, static_cast<int>(kept) + n, shown);
     set_hint(err, "Write it as %s.", kForm);
     return false;
 }

@@ -2,6 +2,7 @@
 #include "pg_glue.hpp"
 
 extern "C" {
+#include "mb/pg_wchar.h"
 #include "utils/elog.h"
 }
 
@@ -46,7 +47,26 @@ int sqlstate_for(snowflake::ErrorCode code) {
     return ERRCODE_INTERNAL_ERROR;
 }
 
+// The length of the character rest starts with, in the database's encoding:
+// the encoding's mblen, which pg_mbcliplen steps by. It reads the lead byte
+// and raises nothing; pg_mbstrlen_with_len, since 15.16, 16.12, 17.8 and
+// 18.2, may raise an ERROR, which must not longjmp through the core's frames.
+// SQL_ASCII takes any byte, so any cut is valid there: UTF-8's rule keeps
+// readable the UTF-8 such databases mostly hold, and the settings the
+// postmaster quotes (it has no database: its encoding is SQL_ASCII).
+std::size_t database_character_length(std::string_view rest) {
+    const int encoding = GetDatabaseEncoding();
+    if (encoding == PG_SQL_ASCII) {
+        return snowflake::utf8_character_length(rest);
+    }
+    return static_cast<std::size_t>(pg_encoding_mblen(encoding, rest.data()));
+}
+
 }  // namespace
+
+void sf_quote_by_database_encoding() {
+    snowflake::set_character_length(database_character_length);
+}
 
 void sf_report(int elevel, const snowflake::Error &err) {
     // The core's buffers are sized so that no text of ours is cut.

@@ -12,8 +12,9 @@
 //   3. A function that may ereport(ERROR) or CHECK_FOR_INTERRUPTS() keeps
 //      only trivially destructible locals (ints, PODs such as
 //      snowflake::Error), so the longjmp of an ERROR never skips a
-//      destructor. The core calls no PostgreSQL function and owns nothing
-//      that needs unwinding; interrupts come back from it as a status.
+//      destructor. The core calls no PostgreSQL function (but for the
+//      character rule pg_errors.cpp installs, which raises nothing) and owns
+//      nothing that needs unwinding; interrupts come back from it as a status.
 //   4. Core failures arrive as snowflake::Error and leave through
 //      sf_raise(), which maps them to SQLSTATEs in one place.
 #pragma once
@@ -113,6 +114,9 @@ void sf_load_settings(bool preloading);
 // The same with another hint (palloc'd, of any length) in place of err's.
 [[noreturn]] void sf_raise_with_hint(const snowflake::Error &err, const char *hint);
 void sf_report(int elevel, const snowflake::Error &err);
+// Has the core cut and count the input its messages quote by the
+// database's encoding (snowflake::set_character_length); _PG_init's first step.
+void sf_quote_by_database_encoding();
 
 // --- pg_decode.cpp ------------------------------------------------------------
 

@@ -22,6 +22,7 @@ PGDLLEXPORT void _PG_init(void);
 // preload when called.
 void _PG_init(void) {
     const bool preloading = process_shared_preload_libraries_in_progress;
+    sf_quote_by_database_encoding();
     sf_compat_init_running_server();
     sf_load_settings(preloading);
     if (preloading) {
