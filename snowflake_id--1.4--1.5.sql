@@ -196,6 +196,22 @@ COMMENT ON FUNCTION snowflake_lt(numeric, snowflake) IS 'numeric < snowflake, co
 COMMENT ON FUNCTION snowflake_le(numeric, snowflake) IS 'numeric <= snowflake, compared in numeric as numeric <= bigint';
 COMMENT ON FUNCTION snowflake_gt(numeric, snowflake) IS 'numeric > snowflake, compared in numeric as numeric > bigint';
 COMMENT ON FUNCTION snowflake_ge(numeric, snowflake) IS 'numeric >= snowflake, compared in numeric as numeric >= bigint';
+COMMENT ON CAST (numeric AS snowflake) IS
+'On assignment, by snowflake(numeric): a driver''s Decimal goes into a snowflake column; a fraction, a negative value, NaN and infinity are refused, nothing is rounded';
+COMMENT ON CAST (snowflake AS numeric) IS
+'On assignment, by snowflake_numeric(snowflake): id::numeric; not implicit, which would make id + id and sum(id) ambiguous';
+COMMENT ON OPERATOR = (snowflake, numeric) IS 'Equal, compared exactly in numeric (id = 5.5 is false); no index serves it, as none serves bigint = numeric';
+COMMENT ON OPERATOR <> (snowflake, numeric) IS 'Not equal, compared exactly in numeric';
+COMMENT ON OPERATOR < (snowflake, numeric) IS 'Less than, compared exactly in numeric; no index serves it, as none serves bigint < numeric';
+COMMENT ON OPERATOR <= (snowflake, numeric) IS 'Less than or equal, compared exactly in numeric; no index serves it, as none serves bigint <= numeric';
+COMMENT ON OPERATOR > (snowflake, numeric) IS 'Greater than, compared exactly in numeric; no index serves it, as none serves bigint > numeric';
+COMMENT ON OPERATOR >= (snowflake, numeric) IS 'Greater than or equal, compared exactly in numeric; no index serves it, as none serves bigint >= numeric';
+COMMENT ON OPERATOR = (numeric, snowflake) IS 'Equal, compared exactly in numeric (id = 5.5 is false); no index serves it, as none serves bigint = numeric';
+COMMENT ON OPERATOR <> (numeric, snowflake) IS 'Not equal, compared exactly in numeric';
+COMMENT ON OPERATOR < (numeric, snowflake) IS 'Less than, compared exactly in numeric; no index serves it, as none serves bigint < numeric';
+COMMENT ON OPERATOR <= (numeric, snowflake) IS 'Less than or equal, compared exactly in numeric; no index serves it, as none serves bigint <= numeric';
+COMMENT ON OPERATOR > (numeric, snowflake) IS 'Greater than, compared exactly in numeric; no index serves it, as none serves bigint > numeric';
+COMMENT ON OPERATOR >= (numeric, snowflake) IS 'Greater than or equal, compared exactly in numeric; no index serves it, as none serves bigint >= numeric';
 
 -- The functions this update does not make anew get the same pinning as in
 -- snowflake_id--1.5.sql.
@@ -294,6 +310,20 @@ COMMENT ON FUNCTION snowflake_le(smallint, snowflake) IS 'smallint <= snowflake,
 COMMENT ON FUNCTION snowflake_gt(smallint, snowflake) IS 'smallint > snowflake, by bigint''s int28gt';
 COMMENT ON FUNCTION snowflake_ge(smallint, snowflake) IS 'smallint >= snowflake, by bigint''s int28ge';
 COMMENT ON FUNCTION snowflake_cmp(smallint, snowflake) IS 'Comparison support for the btree family: smallint against snowflake, by bigint''s btint28cmp';
+COMMENT ON CAST (smallint AS snowflake) IS
+'On assignment, by snowflake(smallint): a negative value is refused';
+COMMENT ON OPERATOR = (snowflake, smallint) IS 'Equal, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR <> (snowflake, smallint) IS 'Not equal, compared as bigints';
+COMMENT ON OPERATOR < (snowflake, smallint) IS 'Less than, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR <= (snowflake, smallint) IS 'Less than or equal, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR > (snowflake, smallint) IS 'Greater than, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR >= (snowflake, smallint) IS 'Greater than or equal, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR = (smallint, snowflake) IS 'Equal, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR <> (smallint, snowflake) IS 'Not equal, compared as bigints';
+COMMENT ON OPERATOR < (smallint, snowflake) IS 'Less than, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR <= (smallint, snowflake) IS 'Less than or equal, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR > (smallint, snowflake) IS 'Greater than, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR >= (smallint, snowflake) IS 'Greater than or equal, compared as bigints; an index on a snowflake column serves it';
 
 -- The families also compare integer and smallint with each other and with
 -- bigint, complete as PostgreSQL's own integer_ops and integer_hash_ops:
@@ -419,6 +449,41 @@ CREATE OPERATOR > (LEFTARG = timestamptz, RIGHTARG = snowflake, FUNCTION = snowf
                    COMMUTATOR = <, NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
 CREATE OPERATOR >= (LEFTARG = timestamptz, RIGHTARG = snowflake, FUNCTION = snowflake_ge,
                     COMMUTATOR = <=, NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
+
+COMMENT ON FUNCTION snowflake_time_comparison_support(internal) IS
+'Planner support of the comparisons of snowflake with timestamptz: turns id < t and the like into ID ranges (snowflake_last_before(t) and the like), which an index on the column serves and partition pruning uses';
+COMMENT ON FUNCTION snowflake_lt(snowflake, timestamptz) IS
+'snowflake < timestamptz: snowflake_timestamp(id) < t, exact to the microsecond; the planner turns it into id <= snowflake_last_before(t)';
+COMMENT ON FUNCTION snowflake_le(snowflake, timestamptz) IS
+'snowflake <= timestamptz: snowflake_timestamp(id) <= t, exact to the microsecond; the planner turns it into id <= snowflake_last_at_or_before(t)';
+COMMENT ON FUNCTION snowflake_gt(snowflake, timestamptz) IS
+'snowflake > timestamptz: snowflake_timestamp(id) > t, exact to the microsecond; the planner turns it into id >= snowflake_first_after(t)';
+COMMENT ON FUNCTION snowflake_ge(snowflake, timestamptz) IS
+'snowflake >= timestamptz: snowflake_timestamp(id) >= t, exact to the microsecond; the planner turns it into id >= snowflake_first_at_or_after(t)';
+COMMENT ON FUNCTION snowflake_lt(timestamptz, snowflake) IS
+'timestamptz < snowflake: t < snowflake_timestamp(id), exact to the microsecond; the planner turns it into id >= snowflake_first_after(t)';
+COMMENT ON FUNCTION snowflake_le(timestamptz, snowflake) IS
+'timestamptz <= snowflake: t <= snowflake_timestamp(id), exact to the microsecond; the planner turns it into id >= snowflake_first_at_or_after(t)';
+COMMENT ON FUNCTION snowflake_gt(timestamptz, snowflake) IS
+'timestamptz > snowflake: t > snowflake_timestamp(id), exact to the microsecond; the planner turns it into id <= snowflake_last_before(t)';
+COMMENT ON FUNCTION snowflake_ge(timestamptz, snowflake) IS
+'timestamptz >= snowflake: t >= snowflake_timestamp(id), exact to the microsecond; the planner turns it into id <= snowflake_last_at_or_before(t)';
+COMMENT ON OPERATOR < (snowflake, timestamptz) IS
+'id < t: the ID was minted before the time (its millisecond starts before t); an index on the column serves it, and partitions by ID are pruned';
+COMMENT ON OPERATOR <= (snowflake, timestamptz) IS
+'id <= t: the ID was minted at or before the time (its millisecond starts at or before t); an index on the column serves it, and partitions by ID are pruned';
+COMMENT ON OPERATOR > (snowflake, timestamptz) IS
+'id > t: the ID was minted after the time (its millisecond starts after t); an index on the column serves it, and partitions by ID are pruned';
+COMMENT ON OPERATOR >= (snowflake, timestamptz) IS
+'id >= t: the ID was minted at or after the time (its millisecond starts at or after t); an index on the column serves it, and partitions by ID are pruned';
+COMMENT ON OPERATOR < (timestamptz, snowflake) IS
+'t < id: the ID was minted after the time, as id > t; an index on the column serves it, and partitions by ID are pruned';
+COMMENT ON OPERATOR <= (timestamptz, snowflake) IS
+'t <= id: the ID was minted at or after the time, as id >= t; an index on the column serves it, and partitions by ID are pruned';
+COMMENT ON OPERATOR > (timestamptz, snowflake) IS
+'t > id: the ID was minted before the time, as id < t; an index on the column serves it, and partitions by ID are pruned';
+COMMENT ON OPERATOR >= (timestamptz, snowflake) IS
+'t >= id: the ID was minted at or before the time, as id <= t; an index on the column serves it, and partitions by ID are pruned';
 
 ------------------------------------------------------------------------------
 -- Adopting an existing table (1.5). snowflake_adopt() switches a bigint
@@ -956,3 +1021,58 @@ COMMENT ON FUNCTION snowflake_from_public(text, bytea, text, boolean) IS
 'The ID of a public form, for the key, prefix and check_symbol it was made with; takes lower case, I and L for 1, O for 0, hyphens';
 COMMENT ON FUNCTION snowflake_from_public(text, text, boolean) IS
 'snowflake_from_public(public_id, key, ...) with the key in snowflake_id.public_key';
+
+-- Every object of the extension has a description (1.5), as in
+-- snowflake_id--1.5.sql: those of 1.3 and 1.4 that had none get theirs here.
+COMMENT ON TABLE snowflake_registry_layout IS
+'Registry side: the layout and epoch of the cluster, as its first holder recorded them; every later acquisition must match them';
+COMMENT ON TABLE snowflake_registry_lease IS
+'Registry side: one row per node id ever leased: its holder, fence, expiry, and the bound its IDs stay below (reserved_until_ms)';
+COMMENT ON CAST (snowflake AS bigint) IS
+'Implicit and binary: the same bits, so every function and operator that takes a bigint takes a snowflake';
+COMMENT ON CAST (bigint AS snowflake) IS
+'On assignment, by snowflake(bigint): DEFAULT snowflake_nextval() and bigint values go into a snowflake column, a negative value is refused';
+COMMENT ON CAST (integer AS snowflake) IS
+'On assignment, by snowflake(integer): INSERT ... VALUES (42) works, a negative value is refused';
+COMMENT ON OPERATOR = (snowflake, snowflake) IS 'Equal, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR <> (snowflake, snowflake) IS 'Not equal, compared as bigints';
+COMMENT ON OPERATOR < (snowflake, snowflake) IS 'Less than, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR <= (snowflake, snowflake) IS 'Less than or equal, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR > (snowflake, snowflake) IS 'Greater than, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR >= (snowflake, snowflake) IS 'Greater than or equal, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR = (snowflake, bigint) IS 'Equal, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR <> (snowflake, bigint) IS 'Not equal, compared as bigints';
+COMMENT ON OPERATOR < (snowflake, bigint) IS 'Less than, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR <= (snowflake, bigint) IS 'Less than or equal, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR > (snowflake, bigint) IS 'Greater than, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR >= (snowflake, bigint) IS 'Greater than or equal, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR = (bigint, snowflake) IS 'Equal, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR <> (bigint, snowflake) IS 'Not equal, compared as bigints';
+COMMENT ON OPERATOR < (bigint, snowflake) IS 'Less than, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR <= (bigint, snowflake) IS 'Less than or equal, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR > (bigint, snowflake) IS 'Greater than, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR >= (bigint, snowflake) IS 'Greater than or equal, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR = (snowflake, integer) IS 'Equal, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR <> (snowflake, integer) IS 'Not equal, compared as bigints';
+COMMENT ON OPERATOR < (snowflake, integer) IS 'Less than, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR <= (snowflake, integer) IS 'Less than or equal, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR > (snowflake, integer) IS 'Greater than, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR >= (snowflake, integer) IS 'Greater than or equal, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR = (integer, snowflake) IS 'Equal, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR <> (integer, snowflake) IS 'Not equal, compared as bigints';
+COMMENT ON OPERATOR < (integer, snowflake) IS 'Less than, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR <= (integer, snowflake) IS 'Less than or equal, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR > (integer, snowflake) IS 'Greater than, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR >= (integer, snowflake) IS 'Greater than or equal, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR FAMILY snowflake_ops USING btree IS
+'snowflake, bigint, integer and smallint in one order: keys, joins and partition pruning across the types, and a bigint foreign key to a snowflake key';
+COMMENT ON OPERATOR CLASS snowflake_ops USING btree IS
+'The snowflake type''s default btree class: primary keys, unique constraints, ORDER BY and merge joins, bigint''s order';
+COMMENT ON OPERATOR FAMILY snowflake_hash_ops USING hash IS
+'snowflake, bigint, integer and smallint in one hash family: hash joins and hash aggregation across the types';
+COMMENT ON OPERATOR CLASS snowflake_hash_ops USING hash IS
+'The snowflake type''s default hash class: hash indexes, hash joins, GROUP BY and DISTINCT by hashing, bigint''s hash';
+COMMENT ON OPERATOR FAMILY snowflake_minmax_ops USING brin IS
+'BRIN minmax for snowflake, also for comparisons with a bigint such as id >= snowflake_from_timestamp(t)';
+COMMENT ON OPERATOR CLASS snowflake_minmax_ops USING brin IS
+'The snowflake type''s default BRIN class: minmax summaries, small indexes for large append-only tables keyed by time-ordered IDs';

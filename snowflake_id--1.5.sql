@@ -163,6 +163,9 @@ CREATE TABLE snowflake_registry_layout (
     recorded_by text NOT NULL
 );
 
+COMMENT ON TABLE snowflake_registry_layout IS
+'Registry side: the layout and epoch of the cluster, as its first holder recorded them; every later acquisition must match them';
+
 CREATE TABLE snowflake_registry_lease (
     node_id integer PRIMARY KEY CHECK (node_id >= 0),
     fence bigint NOT NULL,
@@ -179,6 +182,9 @@ CREATE TABLE snowflake_registry_lease (
     released_at timestamptz,                   -- given back by a clean stop
     reserved_until_ms bigint NOT NULL          -- IDs of this node carry times below it
 );
+
+COMMENT ON TABLE snowflake_registry_lease IS
+'Registry side: one row per node id ever leased: its holder, fence, expiry, and the bound its IDs stay below (reserved_until_ms)';
 
 -- pg_dump keeps the leases and the layout: a registry restored from a dump
 -- must still know every recorded bound.
@@ -583,6 +589,42 @@ COMMENT ON FUNCTION snowflake(bigint) IS 'The assignment cast from bigint: refus
 COMMENT ON FUNCTION snowflake(integer) IS 'The assignment cast from integer: refuses a negative value';
 COMMENT ON FUNCTION snowflake_hash(snowflake) IS 'Hash support: bigint''s hashint8';
 COMMENT ON FUNCTION snowflake_hash_extended(snowflake, bigint) IS 'Hash support: bigint''s hashint8extended';
+COMMENT ON CAST (snowflake AS bigint) IS
+'Implicit and binary: the same bits, so every function and operator that takes a bigint takes a snowflake';
+COMMENT ON CAST (bigint AS snowflake) IS
+'On assignment, by snowflake(bigint): DEFAULT snowflake_nextval() and bigint values go into a snowflake column, a negative value is refused';
+COMMENT ON CAST (integer AS snowflake) IS
+'On assignment, by snowflake(integer): INSERT ... VALUES (42) works, a negative value is refused';
+COMMENT ON OPERATOR = (snowflake, snowflake) IS 'Equal, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR <> (snowflake, snowflake) IS 'Not equal, compared as bigints';
+COMMENT ON OPERATOR < (snowflake, snowflake) IS 'Less than, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR <= (snowflake, snowflake) IS 'Less than or equal, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR > (snowflake, snowflake) IS 'Greater than, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR >= (snowflake, snowflake) IS 'Greater than or equal, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR = (snowflake, bigint) IS 'Equal, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR <> (snowflake, bigint) IS 'Not equal, compared as bigints';
+COMMENT ON OPERATOR < (snowflake, bigint) IS 'Less than, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR <= (snowflake, bigint) IS 'Less than or equal, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR > (snowflake, bigint) IS 'Greater than, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR >= (snowflake, bigint) IS 'Greater than or equal, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR = (bigint, snowflake) IS 'Equal, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR <> (bigint, snowflake) IS 'Not equal, compared as bigints';
+COMMENT ON OPERATOR < (bigint, snowflake) IS 'Less than, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR <= (bigint, snowflake) IS 'Less than or equal, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR > (bigint, snowflake) IS 'Greater than, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR >= (bigint, snowflake) IS 'Greater than or equal, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR = (snowflake, integer) IS 'Equal, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR <> (snowflake, integer) IS 'Not equal, compared as bigints';
+COMMENT ON OPERATOR < (snowflake, integer) IS 'Less than, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR <= (snowflake, integer) IS 'Less than or equal, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR > (snowflake, integer) IS 'Greater than, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR >= (snowflake, integer) IS 'Greater than or equal, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR = (integer, snowflake) IS 'Equal, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR <> (integer, snowflake) IS 'Not equal, compared as bigints';
+COMMENT ON OPERATOR < (integer, snowflake) IS 'Less than, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR <= (integer, snowflake) IS 'Less than or equal, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR > (integer, snowflake) IS 'Greater than, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR >= (integer, snowflake) IS 'Greater than or equal, compared as bigints; an index on a snowflake column serves it';
 
 -- One btree and one hash family for snowflake and bigint together: primary
 -- keys, unique constraints, merge and hash joins, GROUP BY and DISTINCT;
@@ -731,6 +773,22 @@ COMMENT ON FUNCTION snowflake_lt(numeric, snowflake) IS 'numeric < snowflake, co
 COMMENT ON FUNCTION snowflake_le(numeric, snowflake) IS 'numeric <= snowflake, compared in numeric as numeric <= bigint';
 COMMENT ON FUNCTION snowflake_gt(numeric, snowflake) IS 'numeric > snowflake, compared in numeric as numeric > bigint';
 COMMENT ON FUNCTION snowflake_ge(numeric, snowflake) IS 'numeric >= snowflake, compared in numeric as numeric >= bigint';
+COMMENT ON CAST (numeric AS snowflake) IS
+'On assignment, by snowflake(numeric): a driver''s Decimal goes into a snowflake column; a fraction, a negative value, NaN and infinity are refused, nothing is rounded';
+COMMENT ON CAST (snowflake AS numeric) IS
+'On assignment, by snowflake_numeric(snowflake): id::numeric; not implicit, which would make id + id and sum(id) ambiguous';
+COMMENT ON OPERATOR = (snowflake, numeric) IS 'Equal, compared exactly in numeric (id = 5.5 is false); no index serves it, as none serves bigint = numeric';
+COMMENT ON OPERATOR <> (snowflake, numeric) IS 'Not equal, compared exactly in numeric';
+COMMENT ON OPERATOR < (snowflake, numeric) IS 'Less than, compared exactly in numeric; no index serves it, as none serves bigint < numeric';
+COMMENT ON OPERATOR <= (snowflake, numeric) IS 'Less than or equal, compared exactly in numeric; no index serves it, as none serves bigint <= numeric';
+COMMENT ON OPERATOR > (snowflake, numeric) IS 'Greater than, compared exactly in numeric; no index serves it, as none serves bigint > numeric';
+COMMENT ON OPERATOR >= (snowflake, numeric) IS 'Greater than or equal, compared exactly in numeric; no index serves it, as none serves bigint >= numeric';
+COMMENT ON OPERATOR = (numeric, snowflake) IS 'Equal, compared exactly in numeric (id = 5.5 is false); no index serves it, as none serves bigint = numeric';
+COMMENT ON OPERATOR <> (numeric, snowflake) IS 'Not equal, compared exactly in numeric';
+COMMENT ON OPERATOR < (numeric, snowflake) IS 'Less than, compared exactly in numeric; no index serves it, as none serves bigint < numeric';
+COMMENT ON OPERATOR <= (numeric, snowflake) IS 'Less than or equal, compared exactly in numeric; no index serves it, as none serves bigint <= numeric';
+COMMENT ON OPERATOR > (numeric, snowflake) IS 'Greater than, compared exactly in numeric; no index serves it, as none serves bigint > numeric';
+COMMENT ON OPERATOR >= (numeric, snowflake) IS 'Greater than or equal, compared exactly in numeric; no index serves it, as none serves bigint >= numeric';
 
 -- With smallint (1.5): psycopg 3 sends a Python int below 32768 as a
 -- smallint, and snowflake = smallint was ambiguous between the bigint and
@@ -822,6 +880,20 @@ COMMENT ON FUNCTION snowflake_le(smallint, snowflake) IS 'smallint <= snowflake,
 COMMENT ON FUNCTION snowflake_gt(smallint, snowflake) IS 'smallint > snowflake, by bigint''s int28gt';
 COMMENT ON FUNCTION snowflake_ge(smallint, snowflake) IS 'smallint >= snowflake, by bigint''s int28ge';
 COMMENT ON FUNCTION snowflake_cmp(smallint, snowflake) IS 'Comparison support for the btree family: smallint against snowflake, by bigint''s btint28cmp';
+COMMENT ON CAST (smallint AS snowflake) IS
+'On assignment, by snowflake(smallint): a negative value is refused';
+COMMENT ON OPERATOR = (snowflake, smallint) IS 'Equal, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR <> (snowflake, smallint) IS 'Not equal, compared as bigints';
+COMMENT ON OPERATOR < (snowflake, smallint) IS 'Less than, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR <= (snowflake, smallint) IS 'Less than or equal, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR > (snowflake, smallint) IS 'Greater than, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR >= (snowflake, smallint) IS 'Greater than or equal, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR = (smallint, snowflake) IS 'Equal, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR <> (smallint, snowflake) IS 'Not equal, compared as bigints';
+COMMENT ON OPERATOR < (smallint, snowflake) IS 'Less than, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR <= (smallint, snowflake) IS 'Less than or equal, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR > (smallint, snowflake) IS 'Greater than, compared as bigints; an index on a snowflake column serves it';
+COMMENT ON OPERATOR >= (smallint, snowflake) IS 'Greater than or equal, compared as bigints; an index on a snowflake column serves it';
 
 -- The families also compare integer and smallint with each other and with
 -- bigint, complete as PostgreSQL's own integer_ops and integer_hash_ops:
@@ -869,6 +941,19 @@ ALTER OPERATOR FAMILY snowflake_hash_ops USING hash ADD
     OPERATOR 1 = (integer, bigint), OPERATOR 1 = (bigint, integer),
     OPERATOR 1 = (smallint, bigint), OPERATOR 1 = (bigint, smallint),
     OPERATOR 1 = (smallint, integer), OPERATOR 1 = (integer, smallint);
+
+COMMENT ON OPERATOR FAMILY snowflake_ops USING btree IS
+'snowflake, bigint, integer and smallint in one order: keys, joins and partition pruning across the types, and a bigint foreign key to a snowflake key';
+COMMENT ON OPERATOR CLASS snowflake_ops USING btree IS
+'The snowflake type''s default btree class: primary keys, unique constraints, ORDER BY and merge joins, bigint''s order';
+COMMENT ON OPERATOR FAMILY snowflake_hash_ops USING hash IS
+'snowflake, bigint, integer and smallint in one hash family: hash joins and hash aggregation across the types';
+COMMENT ON OPERATOR CLASS snowflake_hash_ops USING hash IS
+'The snowflake type''s default hash class: hash indexes, hash joins, GROUP BY and DISTINCT by hashing, bigint''s hash';
+COMMENT ON OPERATOR FAMILY snowflake_minmax_ops USING brin IS
+'BRIN minmax for snowflake, also for comparisons with a bigint such as id >= snowflake_from_timestamp(t)';
+COMMENT ON OPERATOR CLASS snowflake_minmax_ops USING brin IS
+'The snowflake type''s default BRIN class: minmax summaries, small indexes for large append-only tables keyed by time-ordered IDs';
 
 -- Comparing with a time (1.5): id >= now() - interval '1 day' selects the IDs
 -- minted at or after that time, id < t those minted before t. An ID's time
@@ -947,6 +1032,41 @@ CREATE OPERATOR > (LEFTARG = timestamptz, RIGHTARG = snowflake, FUNCTION = snowf
                    COMMUTATOR = <, NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
 CREATE OPERATOR >= (LEFTARG = timestamptz, RIGHTARG = snowflake, FUNCTION = snowflake_ge,
                     COMMUTATOR = <=, NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
+
+COMMENT ON FUNCTION snowflake_time_comparison_support(internal) IS
+'Planner support of the comparisons of snowflake with timestamptz: turns id < t and the like into ID ranges (snowflake_last_before(t) and the like), which an index on the column serves and partition pruning uses';
+COMMENT ON FUNCTION snowflake_lt(snowflake, timestamptz) IS
+'snowflake < timestamptz: snowflake_timestamp(id) < t, exact to the microsecond; the planner turns it into id <= snowflake_last_before(t)';
+COMMENT ON FUNCTION snowflake_le(snowflake, timestamptz) IS
+'snowflake <= timestamptz: snowflake_timestamp(id) <= t, exact to the microsecond; the planner turns it into id <= snowflake_last_at_or_before(t)';
+COMMENT ON FUNCTION snowflake_gt(snowflake, timestamptz) IS
+'snowflake > timestamptz: snowflake_timestamp(id) > t, exact to the microsecond; the planner turns it into id >= snowflake_first_after(t)';
+COMMENT ON FUNCTION snowflake_ge(snowflake, timestamptz) IS
+'snowflake >= timestamptz: snowflake_timestamp(id) >= t, exact to the microsecond; the planner turns it into id >= snowflake_first_at_or_after(t)';
+COMMENT ON FUNCTION snowflake_lt(timestamptz, snowflake) IS
+'timestamptz < snowflake: t < snowflake_timestamp(id), exact to the microsecond; the planner turns it into id >= snowflake_first_after(t)';
+COMMENT ON FUNCTION snowflake_le(timestamptz, snowflake) IS
+'timestamptz <= snowflake: t <= snowflake_timestamp(id), exact to the microsecond; the planner turns it into id >= snowflake_first_at_or_after(t)';
+COMMENT ON FUNCTION snowflake_gt(timestamptz, snowflake) IS
+'timestamptz > snowflake: t > snowflake_timestamp(id), exact to the microsecond; the planner turns it into id <= snowflake_last_before(t)';
+COMMENT ON FUNCTION snowflake_ge(timestamptz, snowflake) IS
+'timestamptz >= snowflake: t >= snowflake_timestamp(id), exact to the microsecond; the planner turns it into id <= snowflake_last_at_or_before(t)';
+COMMENT ON OPERATOR < (snowflake, timestamptz) IS
+'id < t: the ID was minted before the time (its millisecond starts before t); an index on the column serves it, and partitions by ID are pruned';
+COMMENT ON OPERATOR <= (snowflake, timestamptz) IS
+'id <= t: the ID was minted at or before the time (its millisecond starts at or before t); an index on the column serves it, and partitions by ID are pruned';
+COMMENT ON OPERATOR > (snowflake, timestamptz) IS
+'id > t: the ID was minted after the time (its millisecond starts after t); an index on the column serves it, and partitions by ID are pruned';
+COMMENT ON OPERATOR >= (snowflake, timestamptz) IS
+'id >= t: the ID was minted at or after the time (its millisecond starts at or after t); an index on the column serves it, and partitions by ID are pruned';
+COMMENT ON OPERATOR < (timestamptz, snowflake) IS
+'t < id: the ID was minted after the time, as id > t; an index on the column serves it, and partitions by ID are pruned';
+COMMENT ON OPERATOR <= (timestamptz, snowflake) IS
+'t <= id: the ID was minted at or after the time, as id >= t; an index on the column serves it, and partitions by ID are pruned';
+COMMENT ON OPERATOR > (timestamptz, snowflake) IS
+'t > id: the ID was minted before the time, as id < t; an index on the column serves it, and partitions by ID are pruned';
+COMMENT ON OPERATOR >= (timestamptz, snowflake) IS
+'t >= id: the ID was minted at or before the time, as id <= t; an index on the column serves it, and partitions by ID are pruned';
 
 ------------------------------------------------------------------------------
 -- Adopting an existing table (1.5). snowflake_adopt() switches a bigint

@@ -37,6 +37,23 @@ WHERE e.family IN (SELECT d.objid FROM pg_depend d
                      AND d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
                      AND d.refobjid = (SELECT oid FROM pg_extension
                                        WHERE extname = 'snowflake_id'));
+-- Every object of the extension has a description (psql's \df+, \do+, \dC+,
+-- \dT+, \dt+ and \dd show them). No rows: each row names an object without
+-- one, which needs a COMMENT in snowflake_id--1.5.sql and, for an update, in
+-- the update script.
+CREATE TEMP VIEW undescribed AS
+SELECT pg_describe_object(d.classid, d.objid, 0) AS undescribed
+FROM pg_depend d
+WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
+  AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'snowflake_id')
+  AND obj_description(d.objid, d.classid::regclass::name) IS NULL
+  -- Array and row types (members on 17 and later) come and go with their
+  -- element types and relations, and have none: left out, as above.
+  AND NOT EXISTS (SELECT FROM pg_type t
+                  WHERE d.classid = 'pg_type'::regclass AND t.oid = d.objid
+                    AND (t.typrelid <> 0 OR t.typcategory = 'A'))
+ORDER BY 1;
+SELECT * FROM undescribed;
 CREATE TEMP TABLE fresh AS SELECT * FROM members;
 SELECT extversion AS fresh_version, extrelocatable FROM pg_extension
 WHERE extname = 'snowflake_id';
@@ -51,6 +68,7 @@ ALTER EXTENSION snowflake_id UPDATE;
 SELECT extversion AS updated_version, extrelocatable FROM pg_extension
 WHERE extname = 'snowflake_id';
 CREATE TEMP TABLE updated AS SELECT * FROM members;
+SELECT * FROM undescribed;
 SELECT count(*) AS objects FROM fresh;
 -- Both differences are empty.
 (SELECT 'only fresh' AS side, * FROM fresh EXCEPT SELECT 'only fresh', * FROM updated)
@@ -85,6 +103,7 @@ ALTER EXTENSION snowflake_id SET SCHEMA sf_ids;
 ALTER EXTENSION snowflake_id UPDATE;
 SELECT extversion, extrelocatable, extnamespace::regnamespace AS schema FROM pg_extension
 WHERE extname = 'snowflake_id';
+SELECT * FROM undescribed;
 SELECT p.proname, p.proconfig FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
 WHERE p.pronamespace = 'sf_ids'::regnamespace AND l.lanname IN ('sql', 'plpgsql')
 ORDER BY p.proname;
