@@ -23,6 +23,7 @@ enum class ErrorCode : int {
     invalid_node,         // worker_id / datacenter_id unset or too wide for the layout
     timestamp_exhausted,  // the timestamp field has run out
     clock_behind,         // the wall clock is behind beyond what drift and wait allow
+    capacity_exceeded,    // IDs asked for faster than the layout's rate, beyond drift and wait
     invalid_id,           // an ID that no layout can have issued (negative)
     time_out_of_range,    // a time before the epoch or after the layout's end
     field_out_of_range,   // a worker id, datacenter id or sequence too wide for the layout

@@ -1,6 +1,7 @@
 #include "generator.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "epoch.hpp"
 #include "clock_units.hpp"
@@ -116,13 +117,41 @@ Attempt try_issue(std::atomic<uint64_t> &floor, const GeneratorParams &params, i
 
 namespace {
 
-void fail_clock_behind(const GeneratorParams &params, const Attempt &a, const WaitBudget &budget,
-                       int64_t count, Error *err) {
+// The ERROR of a call that would have to wait longer than max_wait allows.
+// clock_went_back: the lead over the clock comes (at least in part) from a
+// clock that went back, not from demand; step_back_ms, when > 0, how far.
+void fail_behind(const GeneratorParams &params, const Attempt &a, const WaitBudget &budget,
+                 int64_t count, bool clock_went_back, int64_t step_back_ms, Error *err) {
     char next_text[40];
     format_utc(params.layout.epoch_unix_ms() + a.timestamp, next_text, sizeof next_text);
+    const char *which = count > 1 ? "block's last ID" : "next ID";
+    const long long waited_ms = budget.waited_us / 1000;
+    if (!clock_went_back) {
+        const int seq_bits = params.layout.widths().sequence_bits;
+        const auto per_ms = static_cast<long long>(int64_t{1} << seq_bits);
+        const char *ids = per_ms == 1 ? "ID" : "IDs";
+        fail(err, ErrorCode::capacity_exceeded,
+             "demand for snowflake IDs exceeds the layout's capacity of %lld %s per millisecond",
+             per_ms, ids);
+        set_detail(err,
+                   "The generator runs %lld ms ahead of the wall clock, borrowed for calls beyond "
+                   "%lld %s per millisecond (%d sequence bits); the clock did not go back. The "
+                   "%s needs timestamp %s, %lld ms more than snowflake_id.max_clock_drift = %lld "
+                   "ms ahead of the wall clock; this call waited %lld ms of snowflake_id.max_wait "
+                   "= %lld ms.",
+                   static_cast<long long>(a.behind_ms), per_ms, ids, seq_bits, which, next_text,
+                   static_cast<long long>(a.wait_ms), static_cast<long long>(params.max_drift_ms),
+                   waited_ms, static_cast<long long>(params.max_wait_ms));
+        set_hint(err,
+                 "%sUse a layout with more sequence bits (snowflake_id.sequence_bits: each bit "
+                 "doubles the IDs per millisecond; a changed layout needs a restart and "
+                 "snowflake_accept_layout()), or raise snowflake_id.max_wait (calls wait longer "
+                 "for the clock) or snowflake_id.max_clock_drift (the generator borrows further "
+                 "ahead).",
+                 count > 1 ? "Take smaller blocks. " : "");
+        return;
+    }
     if (count > 1) {
-        // The generator may be ahead because of demand (borrowed
-        // milliseconds) or a clock set back; the message fits both.
         fail(err, ErrorCode::clock_behind,
              "a block of %lld IDs would end more than snowflake_id.max_clock_drift ahead of the "
              "wall clock",
@@ -136,23 +165,23 @@ void fail_clock_behind(const GeneratorParams &params, const Attempt &a, const Wa
              "the wall clock is %lld ms behind the last issued snowflake ID",
              static_cast<long long>(a.behind_ms));
     }
+    char step_text[128] = "";
+    if (step_back_ms > 0) {
+        std::snprintf(step_text, sizeof step_text,
+                      " The wall clock went back: it reads %lld ms before an earlier reading.",
+                      static_cast<long long>(step_back_ms));
+    }
     set_detail(err,
                "The %s needs timestamp %s, %lld ms more than snowflake_id.max_clock_drift = "
                "%lld ms ahead of the wall clock; this call waited %lld ms of "
-               "snowflake_id.max_wait = %lld ms.",
-               count > 1 ? "block's last ID" : "next ID", next_text,
-               static_cast<long long>(a.wait_ms), static_cast<long long>(params.max_drift_ms),
-               static_cast<long long>(budget.waited_us / 1000),
-               static_cast<long long>(params.max_wait_ms));
-    if (count > 1) {
-        set_hint(err,
-                 "Take smaller blocks, or raise snowflake_id.max_wait. If the server's clock was "
-                 "set back, check it (NTP).");
-    } else {
-        set_hint(err,
-                 "Check the server's clock (NTP). Raising snowflake_id.max_clock_drift or "
-                 "snowflake_id.max_wait lets the generator absorb larger steps.");
-    }
+               "snowflake_id.max_wait = %lld ms.%s",
+               which, next_text, static_cast<long long>(a.wait_ms),
+               static_cast<long long>(params.max_drift_ms), waited_ms,
+               static_cast<long long>(params.max_wait_ms), step_text);
+    set_hint(err,
+             "Check the server's clock (NTP). Raising snowflake_id.max_clock_drift or "
+             "snowflake_id.max_wait lets the generator absorb larger steps%s.",
+             count > 1 ? "; a smaller block needs less room" : "");
 }
 
 }  // namespace
@@ -217,7 +246,11 @@ IssueResult issue(std::atomic<uint64_t> &floor, const GeneratorParams &params, C
                   Sleeper sleeper, WaitBudget *budget, Error *err, const Reservation *reservation,
                   int64_t count) {
     IssueResult result;
+    bool fresh_reading_taken = false;
     for (;;) {
+        // Loaded before the clock is read: a reading below it is a step back.
+        const int64_t highest =
+            clock.watch != nullptr ? clock.watch->highest_ms.load(std::memory_order_acquire) : 0;
         const int64_t now = clock.now_unix_ms(clock.ctx);
         const Attempt a = try_issue(floor, params, now, reservation, count);
         result.sequence_ran_out = result.sequence_ran_out || a.sequence_ran_out;
@@ -244,10 +277,25 @@ IssueResult issue(std::atomic<uint64_t> &floor, const GeneratorParams &params, C
         // at once instead of stalling the caller for nothing.
         const int64_t left_us = params.max_wait_ms * 1000 - budget->waited_us;
         if (a.wait_ms > left_us / 1000) {
-            fail_clock_behind(params, a, *budget, count, err);
+            // The attempt may have been decided on a reading taken long
+            // before it loaded the floor (the process was off the CPU in
+            // between, or lost CAS races): the wait it asks for is then
+            // longer than the one needed. Decide on a fresh reading.
+            if (!fresh_reading_taken) {
+                fresh_reading_taken = true;
+                continue;
+            }
+            // Demand never puts the last ID more than max_drift ahead of a
+            // clock that only moves forward; without a watch, only a lead
+            // beyond that shows a step back.
+            const bool clock_went_back =
+                clock.watch != nullptr ? now < highest : a.behind_ms > params.max_drift_ms;
+            fail_behind(params, a, *budget, count, clock_went_back || a.behind_ms < 0,
+                        clock.watch != nullptr ? highest - now : 0, err);
             result.status = IssueStatus::failed;
             return result;
         }
+        fresh_reading_taken = false;
         int64_t slept_us = 0;
         result.waited = true;
         const bool keep_going = sleeper.sleep(sleeper.ctx, a.wait_ms, now + a.wait_ms, &slept_us);

@@ -28,7 +28,13 @@
 // and its last; the drift bound applies to its last ID.
 //
 // A call that cannot be served within the drift bound waits for the clock,
-// up to max_wait ms in total, and then fails with ErrorCode::clock_behind.
+// up to max_wait ms in total, and then fails. Why the IDs are that far ahead
+// decides the error: demand alone never puts the last issued timestamp more
+// than max_drift ahead of a clock that only moves forward, so a lead with no
+// step back of the clock seen (ClockWatch) comes from callers asking for
+// more than the layout's IDs per millisecond for longer than max_drift lets
+// them borrow: ErrorCode::capacity_exceeded. A clock that went back fails
+// with ErrorCode::clock_behind.
 // The timestamp field running out fails with timestamp_exhausted; it never
 // wraps.
 #pragma once
@@ -97,6 +103,38 @@ uint64_t next_single_id(const GeneratorParams &params, uint64_t floor, int64_t n
 // can hold. Fails with ErrorCode::block_too_large otherwise.
 bool check_block(const GeneratorParams &params, int64_t count, Error *err);
 
+// The highest reading of a clock that any of its readers has published,
+// shared by them like the floor: a reading below it means the clock went
+// back. A reader loads highest_ms before it reads the clock and publishes
+// the reading with publish_clock_reading. Readings in ms since 1970.
+struct ClockWatch {
+    std::atomic<int64_t> highest_ms{0};
+    // The highest reading a step back was last reported against: one step
+    // is reported once, however many readers see it, and readings stay
+    // below the mark until the clock has caught up.
+    std::atomic<int64_t> reported_at_ms{0};
+};
+
+// Publishes `reading`, made after `highest` was loaded from
+// watch.highest_ms. True if the reading shows a step back that no reader
+// has reported yet. Every call of the generator makes one, so it costs one
+// load when the clock has not moved and one CAS per reader when it has (a
+// reader that loses the race to a later reading stops there).
+inline bool publish_clock_reading(ClockWatch &watch, int64_t highest, int64_t reading) {
+    if (reading > highest) {
+        while (reading > highest && !watch.highest_ms.compare_exchange_weak(
+                                        highest, reading, std::memory_order_acq_rel)) {
+        }
+        return false;
+    }
+    if (reading < highest) {
+        int64_t reported = watch.reported_at_ms.load(std::memory_order_relaxed);
+        return reported < highest && watch.reported_at_ms.compare_exchange_strong(
+                                         reported, highest, std::memory_order_relaxed);
+    }
+    return false;
+}
+
 // Callbacks through which the caller lends the generator its clock and its
 // way of sleeping. Plain function pointers: the core owns nothing that would
 // need unwinding, and the PostgreSQL glue's sleeper returns false instead of
@@ -105,6 +143,13 @@ bool check_block(const GeneratorParams &params, int64_t count, Error *err);
 struct Clock {
     int64_t (*now_unix_ms)(void *ctx);
     void *ctx;
+    // Where the clock's readers publish their readings (now_unix_ms does,
+    // on every call of the generator): what tells a clock that went back
+    // from demand when a call fails. It may watch a clock that now_unix_ms
+    // never reads below, such as the wall clock under the catch-up clock.
+    // nullptr: a lead beyond max_drift is taken for a step back, and any
+    // smaller one for demand.
+    const ClockWatch *watch = nullptr;
 };
 struct Sleeper {
     // Waits for the clock to reach until_unix_ms, the millisecond the next
@@ -152,8 +197,9 @@ struct IssueResult {
 
 // Issues one ID (or a block of `count`, checked by check_block beforehand),
 // waiting as the rules above allow. On failure fills err
-// (clock_behind or timestamp_exhausted). Returns must_reserve without waiting
-// when the next ID is not covered by `reservation` (nullptr: no bound).
+// (capacity_exceeded, clock_behind or timestamp_exhausted). Returns
+// must_reserve without waiting when the next ID is not covered by
+// `reservation` (nullptr: no bound).
 IssueResult issue(std::atomic<uint64_t> &floor, const GeneratorParams &params, Clock clock,
                   Sleeper sleeper, WaitBudget *budget, Error *err,
                   const Reservation *reservation = nullptr, int64_t count = 1);

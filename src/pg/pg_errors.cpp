@@ -18,6 +18,7 @@ int sqlstate_for(snowflake::ErrorCode code) {
         case ErrorCode::invalid_node:
         case ErrorCode::public_key_unset:
         case ErrorCode::clock_behind:
+        case ErrorCode::capacity_exceeded:  // 55000 as before it had a message of its own
         case ErrorCode::registry:
             return ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE;
         case ErrorCode::timestamp_exhausted:

@@ -20,25 +20,17 @@ PG_FUNCTION_INFO_V1(snowflake_nextval_block);
 
 namespace {
 
-// Reads the wall clock and notices when it went back: a reading below the
-// highest one any backend published (loaded before this reading, so a clock
-// that never goes back cannot be below it). The first backend to notice
-// counts the step; readings stay below that mark until the clock has caught
-// up, and are not counted again.
+// Reads the wall clock and publishes the reading to the shared watch
+// (snowflake::ClockWatch), which notices when it went back: the first
+// backend to notice counts the step; readings stay below that mark until
+// the clock has caught up, and are not counted again. The generator reads
+// the wall clock or the catch-up clock ahead of it, never below it.
 int64_t generator_clock(void *) {
-    SharedState::ClockWatch &watch = sf_shared->clock_watch;
-    int64_t highest = watch.highest_ms.load(std::memory_order_acquire);
+    snowflake::ClockWatch &watch = sf_shared->clock_watch;
+    const int64_t highest = watch.highest_ms.load(std::memory_order_acquire);
     const int64_t wall = sf_wall_clock_ms();
-    if (wall > highest) {
-        while (wall > highest &&
-               !watch.highest_ms.compare_exchange_weak(highest, wall, std::memory_order_acq_rel)) {
-        }
-    } else if (wall < highest) {
-        int64_t counted = watch.counted_at_ms.load(std::memory_order_relaxed);
-        if (counted < highest && watch.counted_at_ms.compare_exchange_strong(
-                                     counted, highest, std::memory_order_relaxed)) {
-            sf_count(&StatusCounters::clock_backwards);
-        }
+    if (snowflake::publish_clock_reading(watch, highest, wall)) {
+        sf_count(&StatusCounters::clock_backwards);
     }
     return sf_generator_clock_at(wall);
 }
@@ -384,7 +376,8 @@ bool issue_ids(const snowflake::GeneratorParams &params, int64_t count, const Ca
     bool ran_out = first.sequence_ran_out;
     for (;;) {
         const snowflake::IssueResult r =
-            snowflake::issue(sf_shared->floor, params, snowflake::Clock{generator_clock, nullptr},
+            snowflake::issue(sf_shared->floor, params,
+                             snowflake::Clock{generator_clock, nullptr, &sf_shared->clock_watch},
                              snowflake::Sleeper{sleep_until, nullptr}, &budget, &err,
                              &sf_shared->reservation, count);
         ran_out = ran_out || r.sequence_ran_out;
@@ -406,6 +399,8 @@ bool issue_ids(const snowflake::GeneratorParams &params, int64_t count, const Ca
             continue;
         }
         if (r.status == snowflake::IssueStatus::failed) {
+            // A clock that went back only: demand beyond the layout's
+            // capacity (capacity_exceeded) is no reason to spend a node id.
             if (err.code == snowflake::ErrorCode::clock_behind && *may_switch &&
                 sf_switch_node_enabled()) {
                 *may_switch = false;

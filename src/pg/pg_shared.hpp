@@ -138,17 +138,11 @@ struct SharedState {
     // `lock`, read and ended by every backend (src/core/catch_up_state.hpp).
     snowflake::SharedCatchUp catch_up;
 
-    // Clock-step detection for snowflake_status (pg_generate.cpp), on a
-    // cache line of its own so that it does not slow the CAS on `floor`.
-    struct alignas(64) ClockWatch {
-        // The highest wall-clock reading any backend has published. Each
-        // backend loads it before reading the clock, so a reading below it
-        // means the clock went back.
-        std::atomic<int64_t> highest_ms{0};
-        // The highest reading a step back was last counted against: one
-        // step counts once, however many backends notice it.
-        std::atomic<int64_t> counted_at_ms{0};
-    } clock_watch;
+    // The wall-clock readings of every backend (pg_generate.cpp): the steps
+    // back snowflake_status counts, and what tells the generator a clock
+    // that went back from demand beyond the layout's capacity. On a cache
+    // line of its own so that it does not slow the CAS on `floor`.
+    alignas(64) snowflake::ClockWatch clock_watch;
 
     LWLock *lock = nullptr;
     uint64_t run_id = 0;  // this run's id (src/core/state_record.hpp), set at creation

@@ -11,7 +11,12 @@
 #  - once the clock is back, IDs continue above everything issued before;
 #  - the timestamp field running out raises 2200H and never wraps;
 #  - snowflake_status counts each step back once, the borrowed
-#    milliseconds, the waits and the errors.
+#    milliseconds, the waits and the errors;
+#  - demand beyond the layout's capacity, with a clock that never went back,
+#    fails with an ERROR that names the capacity and the settings that help,
+#    not the clock; after a step back within max_clock_drift, the same
+#    demand fails with the clock-behind ERROR, although the IDs run no
+#    further ahead than demand alone could take them.
 set -euo pipefail
 source "$(dirname "$0")/../lib/cluster.sh"
 sf_init_workspace
@@ -77,7 +82,8 @@ out=$(sf_psql k -c "SELECT count(*) FROM snowflake_nextval(5000)" 2>&1 || true)
 sf_expect_match "a block beyond the drift bound: its own ERROR" \
     'ERROR: +a block of 5000 IDs would end more than snowflake_id.max_clock_drift ahead of the wall clock' "$out"
 sf_expect_match "... naming the block's last ID" "DETAIL: +The block's last ID needs timestamp" "$out"
-sf_expect_match "... and a hint for blocks" 'HINT: +Take smaller blocks' "$out"
+sf_expect_match "... and the hint at the clock, for blocks" \
+    'HINT: +Check the server.s clock \(NTP\)\..*; a smaller block needs less room' "$out"
 sf_expect_eq "snowflake_status counts the three errors" $((errors_before + 3)) "$(status errors)"
 
 # A step back of ten seconds: a call must wait about seven seconds, which
@@ -136,6 +142,61 @@ sf_expect_eq "no duplicate across the steps" t "$(sf_psql k -c "SELECT count(*) 
 sf_expect_eq "after the clock returns, IDs are above all earlier ones" t \
     "$(sf_psql k -c "SELECT min(id) FILTER (WHERE batch = 3) > max(id) FILTER (WHERE batch < 3) FROM ids")"
 sf_stop k
+
+# Demand beyond the layout's capacity, with a clock that never goes back:
+# 4 IDs per millisecond (2 sequence bits), max_clock_drift 50 ms and
+# max_wait 0, so that the first call that needs a millisecond beyond the
+# drift fails. 1,000,000 calls in one statement need 250 s of the clock's
+# milliseconds; the statement takes far less, so it reaches the limit.
+sf_new cap "snowflake_id.worker_id = 2" "snowflake_id.sequence_bits = 2" \
+    "snowflake_id.max_clock_drift = 50" "snowflake_id.max_wait = 0"
+sf_start cap "${SF_FAKE_ENV[@]}" || sf_die "the layout of 4 IDs per millisecond did not start"
+sf_psql cap -c "CREATE EXTENSION snowflake_id"
+many="SELECT count(snowflake_nextval()) FROM generate_series(1, 1000000)"
+capacity_error="ERROR: +demand for snowflake IDs exceeds the layout's capacity of 4 IDs per millisecond"
+out=$(sf_psql cap -c "$many" 2>&1 || true)
+sf_expect_match "demand beyond the capacity: an ERROR that names it" "$capacity_error" "$out"
+sf_expect_match "... says the clock did not go back and names the drift" \
+    'DETAIL: .*\(2 sequence bits\); the clock did not go back\..*snowflake_id\.max_clock_drift = 50 ms' \
+    "$out"
+sf_expect_match "... and hints at the settings that help" \
+    'HINT: .*snowflake_id\.sequence_bits.*snowflake_id\.max_wait.*snowflake_id\.max_clock_drift' "$out"
+if grep -q 'NTP' <<<"$out"; then
+    sf_die "the ERROR of demand beyond the capacity blames the clock: $out"
+fi
+sf_log "ok: ... and does not blame the clock"
+sf_expect_eq "with SQLSTATE 55000" 55000 "$(sqlstate_of cap "$many")"
+# A block per row: the argument refers to the row (a constant one would be
+# evaluated once, and its block read again for every row).
+out=$(sf_psql cap -c "SELECT count(*) FROM generate_series(1, 250000) g,
+                          LATERAL snowflake_nextval(4 + 0 * g)" 2>&1 || true)
+sf_expect_match "blocks beyond the capacity: the same ERROR" "$capacity_error" "$out"
+sf_expect_match "... naming the block's last ID" "DETAIL: .*The block's last ID needs timestamp" "$out"
+sf_expect_match "... and smaller blocks first in the hint" 'HINT: +Take smaller blocks\.' "$out"
+sf_expect_eq "snowflake_status saw no step back" 0 \
+    "$(sf_psql cap -c "SELECT clock_backwards FROM snowflake_status")"
+
+# A step back within max_clock_drift, then the same demand. Once the IDs are
+# back at the clock, the drift becomes 60 s (a reload) and the clock steps
+# back 50 s: the statement reaches the drift limit after about 40,000 IDs,
+# long before the clock has caught up. The IDs then run exactly
+# max_clock_drift ahead of the clock, as far as demand alone could take
+# them, but the clock went back, and the ERROR says so.
+sf_poll cap "SELECT ahead_of_clock_ms FROM snowflake_status" 0
+sf_psql cap -c "ALTER SYSTEM SET snowflake_id.max_clock_drift = '60s'" \
+    -c "SELECT pg_reload_conf()" >/dev/null
+sf_poll cap "SELECT current_setting('snowflake_id.max_clock_drift')" 1min
+echo "-50" >"$clock"
+out=$(sf_psql cap -c "$many" 2>&1 || true)
+sf_expect_match "a step back within the drift, then demand: the clock-behind ERROR" \
+    'ERROR: +the wall clock is 60000 ms behind the last issued snowflake ID' "$out"
+sf_expect_match "... saying how far the clock went back" \
+    'DETAIL: .*The wall clock went back: it reads [0-9]+ ms before an earlier reading\.' "$out"
+sf_expect_match "... with the hint at the clock" 'HINT: +Check the server.s clock \(NTP\)' "$out"
+sf_expect_eq "snowflake_status counts the step back" 1 \
+    "$(sf_psql cap -c "SELECT clock_backwards FROM snowflake_status")"
+echo "+0" >"$clock"
+sf_stop cap
 
 # Exhaustion: 23 timestamp bits (8,388,607 ms) from an epoch chosen so that
 # the layout ends 20 s from now; then the clock jumps a minute ahead.

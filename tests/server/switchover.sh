@@ -15,7 +15,14 @@ sf_init_workspace
 sf_stage
 
 # 16 IDs per millisecond: two clients run the generator at its drift limit.
-sf_new primary "snowflake_id.worker_id = 1" "snowflake_id.sequence_bits = 4"
+# There every call waits for the next millisecond and races the other client
+# for its 16 IDs; a call that keeps losing (say, off the CPU on a busy
+# machine while the other takes them) spends max_wait and fails with the
+# capacity ERROR. With max_wait longer than the clients live (sf_await_ids
+# gives up after about 40 s), no call can fail, however the two are
+# scheduled; what this suite checks does not depend on max_wait.
+sf_new primary "snowflake_id.worker_id = 1" "snowflake_id.sequence_bits = 4" \
+    "snowflake_id.max_wait = '10min'"
 sf_start primary || sf_die "primary did not start"
 sf_psql primary -c "CREATE EXTENSION snowflake_id"
 sf_new_standby primary standby "cluster_name = 'standby1'"

@@ -429,12 +429,31 @@ TEST(Block, IssueFailsWhenMaxWaitIsTooShort) {
     const uint64_t before = floor.load();
     const IssueResult r = issue(floor, p, &t, &err, 10);  // needs 4 ms of waiting
     EXPECT_EQ(r.status, IssueStatus::failed);
-    EXPECT_EQ(err.code, ErrorCode::clock_behind);
+    // The clock never went back: the first block ran the generator ahead.
+    EXPECT_EQ(err.code, ErrorCode::capacity_exceeded) << err.message;
+    EXPECT_TRUE(contains(err.message, "capacity of 1 ID per millisecond")) << err.message;
     EXPECT_TRUE(contains(err.detail, "block's last ID")) << err.detail;
     EXPECT_TRUE(contains(err.detail, "max_wait = 3 ms")) << err.detail;
+    EXPECT_TRUE(contains(err.hint, "Take smaller blocks")) << err.hint;
+    EXPECT_FALSE(contains(err.hint, "NTP")) << err.hint;
     EXPECT_EQ(t.sleeps, 0) << "a wait beyond max_wait fails at once";
     EXPECT_FALSE(r.waited);
     EXPECT_EQ(floor.load(), before);
+}
+
+TEST(Block, ClockSetBackBeyondTheDriftBlamesTheClock) {
+    const GeneratorParams p = params(/*seq_bits=*/0, /*drift=*/10, /*wait=*/3);
+    std::atomic<uint64_t> floor{0};
+    FakeTime t;
+    Error err;
+    ASSERT_EQ(issue(floor, p, &t, &err, 5).status, IssueStatus::issued);
+    t.now -= 50;  // the last ID is 54 ms ahead: more than demand can borrow
+    const IssueResult r = issue(floor, p, &t, &err, 2);
+    EXPECT_EQ(r.status, IssueStatus::failed);
+    EXPECT_EQ(err.code, ErrorCode::clock_behind) << err.message;
+    EXPECT_TRUE(contains(err.message, "a block of 2 IDs would end more than")) << err.message;
+    EXPECT_TRUE(contains(err.hint, "Check the server's clock (NTP)")) << err.hint;
+    EXPECT_TRUE(contains(err.hint, "a smaller block needs less room")) << err.hint;
 }
 
 TEST(Block, IssueWaitsForTheClockThenSucceeds) {

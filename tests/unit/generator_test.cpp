@@ -36,10 +36,16 @@ struct FakeTime {
     int interrupt_after = -1;   // sleeps before the sleeper reports an interrupt
     int64_t wake_early_us = 0;  // a latch set by someone else cuts each sleep to this
     int64_t now_us_part = 0;    // sub-millisecond time slept, not yet a whole ms
+    // Where every reading is published, as the PostgreSQL glue's clock does.
+    snowflake::ClockWatch *watch = nullptr;
 };
 
 int64_t fake_now(void *ctx) {
-    return static_cast<FakeTime *>(ctx)->now;
+    auto *t = static_cast<FakeTime *>(ctx);
+    if (t->watch != nullptr) {
+        snowflake::publish_clock_reading(*t->watch, t->watch->highest_ms.load(), t->now);
+    }
+    return t->now;
 }
 
 // Moves the clock by the time slept; a sleep cut short by wake_early_us
@@ -70,13 +76,15 @@ GeneratorParams params(int worker_bits = 10, int seq_bits = 12, int64_t node = 7
     return p;
 }
 
+// A generator on the fake clock. Its readings are published to watch_,
+// which issue() is told of unless watched_ is cleared.
 class Gen {
   public:
-    explicit Gen(GeneratorParams p) : p_(p) {}
+    explicit Gen(GeneratorParams p) : p_(p) { time_.watch = &watch_; }
     IssueResult next() {
         WaitBudget budget;
-        return snowflake::issue(floor_, p_, Clock{fake_now, &time_}, Sleeper{fake_sleep, &time_},
-                                &budget, &err_);
+        return snowflake::issue(floor_, p_, Clock{fake_now, &time_, watched_ ? &watch_ : nullptr},
+                                Sleeper{fake_sleep, &time_}, &budget, &err_);
     }
     int64_t next_id() {
         IssueResult r = next();
@@ -91,11 +99,28 @@ class Gen {
     }
     int64_t now_ts() const { return time_.now - kEpoch; }
 
+    // Issues single IDs until a call fails; returns how many it issued.
+    int issue_until_failure(int limit = 100000) {
+        for (int i = 0; i < limit; ++i) {
+            if (next().status != IssueStatus::issued) {
+                return i;
+            }
+        }
+        ADD_FAILURE() << "no call failed in " << limit;
+        return limit;
+    }
+
     GeneratorParams p_;
     std::atomic<uint64_t> floor_{0};
+    snowflake::ClockWatch watch_;
+    bool watched_ = true;
     FakeTime time_;
     Error err_;
 };
+
+bool contains(const char *text, const char *part) {
+    return std::string(text).find(part) != std::string::npos;
+}
 
 }  // namespace
 
@@ -165,6 +190,136 @@ TEST(Generator, ClockStepBackBeyondDriftFailsAfterTheWaitBound) {
     EXPECT_EQ(g.time_.sleeps, 0) << "a wait longer than max_wait must fail at once";
     // Nothing was issued: the floor still sits right after the last ID.
     EXPECT_EQ(g.floor_.load(), static_cast<uint64_t>(a + 2));
+}
+
+// Demand alone: the clock never goes back, and callers ask for more than
+// the layout's 4 IDs per ms. The generator borrows up to max_clock_drift
+// ahead, then the call fails saying so, not blaming the clock, with or
+// without a watch (demand never runs further ahead than the drift).
+TEST(Generator, DemandBeyondCapacityFailsNamingTheCapacity) {
+    for (const bool watched : {true, false}) {
+        Gen g(params(10, 2, 7, /*drift=*/3, /*wait=*/0));
+        g.watched_ = watched;
+        // The clock's millisecond and the 3 the drift lends: 16 IDs.
+        EXPECT_EQ(g.issue_until_failure(), 16);
+        EXPECT_EQ(g.err_.code, ErrorCode::capacity_exceeded) << g.err_.message;
+        EXPECT_FALSE(g.err_.truncated);
+        EXPECT_STREQ(g.err_.message,
+                     "demand for snowflake IDs exceeds the layout's capacity of 4 IDs per "
+                     "millisecond");
+        EXPECT_TRUE(contains(g.err_.detail, "runs 3 ms ahead of the wall clock")) << g.err_.detail;
+        EXPECT_TRUE(contains(g.err_.detail, "(2 sequence bits); the clock did not go back"))
+            << g.err_.detail;
+        EXPECT_TRUE(contains(g.err_.detail, "1 ms more than snowflake_id.max_clock_drift = 3 ms"))
+            << g.err_.detail;
+        EXPECT_TRUE(contains(g.err_.detail, "waited 0 ms of snowflake_id.max_wait = 0 ms"))
+            << g.err_.detail;
+        for (const char *setting : {"snowflake_id.sequence_bits", "snowflake_id.max_wait",
+                                    "snowflake_id.max_clock_drift"}) {
+            EXPECT_TRUE(contains(g.err_.hint, setting)) << g.err_.hint;
+        }
+        EXPECT_FALSE(contains(g.err_.hint, "NTP")) << g.err_.hint;
+    }
+}
+
+// The flaky switchover suite: two clients at the layout's drift limit, one
+// of them off the CPU while it sleeps for the next millisecond. Each time it
+// wakes, the other has taken every ID up to the limit again, until its
+// max_wait is spent. The clock never went back: the ERROR must say that
+// demand exceeded the capacity (it said "the wall clock is 1000 ms behind"
+// with "Check the server's clock (NTP)").
+TEST(Generator, ACallStarvedAtTheLimitBlamesDemandNotTheClock) {
+    Gen g(params(10, 4, 7, /*drift=*/1000, /*wait=*/100));
+    struct Other {
+        Gen *gen;
+        int64_t issued = 0;
+        // The other client takes every ID the clock allows at this reading.
+        void take_all() {
+            for (;;) {
+                const Attempt a = snowflake::try_issue(gen->floor_, gen->p_, fake_now(&gen->time_));
+                if (a.status != AttemptStatus::issued) {
+                    return;
+                }
+                ++issued;
+            }
+        }
+    } other{&g};
+    other.take_all();
+    EXPECT_EQ(other.issued, 1001 * 16);
+    // Off the CPU for 25 ms at each sleep, while the other runs.
+    auto off_cpu = +[](void *ctx, int64_t, int64_t, int64_t *slept_us) {
+        auto *o = static_cast<Other *>(ctx);
+        o->gen->time_.now += 25;
+        *slept_us = 25000;
+        o->take_all();
+        return true;
+    };
+    WaitBudget budget;
+    const IssueResult r = snowflake::issue(g.floor_, g.p_, Clock{fake_now, &g.time_, &g.watch_},
+                                           Sleeper{off_cpu, &other}, &budget, &g.err_);
+    ASSERT_EQ(r.status, IssueStatus::failed);
+    EXPECT_EQ(g.err_.code, ErrorCode::capacity_exceeded) << g.err_.message;
+    EXPECT_TRUE(contains(g.err_.message, "capacity of 16 IDs per millisecond")) << g.err_.message;
+    EXPECT_TRUE(contains(g.err_.detail, "runs 1000 ms ahead")) << g.err_.detail;
+    EXPECT_TRUE(contains(g.err_.detail, "waited 100 ms of snowflake_id.max_wait = 100 ms"))
+        << g.err_.detail;
+    EXPECT_FALSE(contains(g.err_.hint, "NTP")) << g.err_.hint;
+}
+
+// A step back within the drift is absorbed, and uses part of it: demand
+// then reaches the limit sooner. The lead is no more than demand alone can
+// produce, so only the watch knows the clock went back: with it the ERROR
+// blames the clock, and once the clock has caught up, demand again.
+TEST(Generator, StepBackWithinTheDriftThenDemandBlamesTheClockUntilCaughtUp) {
+    for (const bool watched : {true, false}) {
+        Gen g(params(10, 2, 7, /*drift=*/3, /*wait=*/0));
+        g.watched_ = watched;
+        g.next_id();
+        const int64_t before = g.time_.now;
+        g.time_.now -= 2;
+        // The 3 IDs left in the last millisecond, and 4 of the next: the
+        // drift allows 3 ms ahead of the clock, 1 ms past the last ID.
+        EXPECT_EQ(g.issue_until_failure(), 7);
+        if (!watched) {
+            EXPECT_EQ(g.err_.code, ErrorCode::capacity_exceeded) << g.err_.message;
+            continue;
+        }
+        EXPECT_EQ(g.err_.code, ErrorCode::clock_behind) << g.err_.message;
+        EXPECT_STREQ(g.err_.message, "the wall clock is 3 ms behind the last issued snowflake ID");
+        EXPECT_TRUE(contains(g.err_.detail, "The wall clock went back: it reads 2 ms before"))
+            << g.err_.detail;
+        EXPECT_TRUE(contains(g.err_.hint, "Check the server's clock (NTP)")) << g.err_.hint;
+        // Halfway back: still the clock.
+        g.time_.now = before - 1;
+        EXPECT_EQ(g.issue_until_failure(), 4);
+        EXPECT_EQ(g.err_.code, ErrorCode::clock_behind) << g.err_.message;
+        EXPECT_TRUE(contains(g.err_.detail, "it reads 1 ms before")) << g.err_.detail;
+        // Caught up: what runs ahead now is demand.
+        g.time_.now = before;
+        EXPECT_EQ(g.issue_until_failure(), 4);
+        EXPECT_EQ(g.err_.code, ErrorCode::capacity_exceeded) << g.err_.message;
+    }
+}
+
+TEST(ClockWatch, ReportsEachStepBackOnce) {
+    snowflake::ClockWatch watch;
+    auto publish = [&watch](int64_t reading) {
+        return snowflake::publish_clock_reading(watch, watch.highest_ms.load(), reading);
+    };
+    EXPECT_FALSE(publish(1000));
+    EXPECT_FALSE(publish(1000));
+    EXPECT_FALSE(publish(1005));
+    EXPECT_EQ(watch.highest_ms.load(), 1005);
+    EXPECT_TRUE(publish(990)) << "a step back";
+    EXPECT_FALSE(publish(991)) << "the same step, seen again before the clock caught up";
+    EXPECT_FALSE(publish(980)) << "further back before the clock caught up: not counted again";
+    EXPECT_FALSE(publish(1005));
+    EXPECT_FALSE(publish(1006));
+    EXPECT_TRUE(publish(1000)) << "a new step back after catching up";
+    // A reading made before another reader published a later one is not a
+    // step: it compares with what was loaded before it was taken.
+    EXPECT_FALSE(snowflake::publish_clock_reading(watch, 1000, 1003));
+    EXPECT_EQ(watch.highest_ms.load(), 1006);
 }
 
 TEST(Generator, ShortStepBackBeyondDriftIsWaitedOut) {
