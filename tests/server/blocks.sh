@@ -49,6 +49,12 @@ block_query() {
 # The single client: each call is a block of one.
 single_query="COPY (SELECT b, 1, snowflake_nextval() FROM generate_series(1, $SINGLES) b) TO STDOUT"
 
+# The documented form of one block per row (docs/reference.md): every ID
+# distinct. (The LATERAL form with a constant argument replays one block.)
+sf_expect_eq "one block per row, as documented: 300 distinct IDs" "300 300" "$(sf_psql b -c "
+    SELECT count(*) || ' ' || count(DISTINCT id) FROM (
+        SELECT g, snowflake_nextval(100) AS id FROM generate_series(1, 3) g) t")"
+
 sf_gate_close b
 pids=()
 for i in 1 2 3; do
