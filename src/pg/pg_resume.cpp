@@ -69,7 +69,7 @@ void log_resume(const snowflake::ResumePlan &plan, int64_t now, bool exact, bool
                   after_recovery ? errdetail("%s", replayed) : 0));
     if (plan.clock_suspect && lead_from_lease) {
         ereport(LOG,
-                (errmsg("snowflake_id: the lead comes from a node id lease taken over from "
+                (errmsg("snowflake_id: the lead comes from the node id lease taken over from "
                         "another holder, whose recorded bound lay ahead of the clock, not from "
                         "this server's clock; the catch-up clock goes on from there")));
     } else if (plan.clock_suspect) {
