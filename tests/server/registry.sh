@@ -92,19 +92,23 @@ sf_expect_above "n1 after SIGKILL" "$SF_WORK/n1.ids" "$SF_WORK/n1.after" "$SF_WO
 # lease_ttl: the lead grew by about lease_ttl per crash. A crash restart of
 # the same data directory in the same boot resumes above its own recovered
 # reservations instead (max_clock_drift 1 s + a 1 s reservation at most).
-lead_ms() {
-    sf_psql "$1" -c "SELECT round(1000 * extract(epoch FROM
-        snowflake_timestamp(snowflake_nextval()) - clock_timestamp()))::int"
+# expect_near_clock NODE WHAT: NODE, just restarted and holding its lease,
+# issues its first ID at most max_clock_drift (1 s) + a 1 s reservation
+# ahead of its clock.
+expect_near_clock() {
+    local lead
+    lead=$(sf_psql "$1" -c "SELECT round(1000 * extract(epoch FROM
+        snowflake_timestamp(snowflake_nextval()) - clock_timestamp()))::int")
+    [ "$lead" -le 2000 ] ||
+        sf_die "$2: $1's first ID is $lead ms ahead of its clock (at most max_clock_drift + 1 s expected)"
+    sf_log "ok: $2: $1 resumes $lead ms ahead of its clock"
 }
 for k in 1 2 3; do
     sf_stream_ids n1 "$SF_WORK/n1.loop$k" 5000
     sf_crash n1
     sf_start n1 || sf_die "n1 did not restart after crash $k"
     sf_poll n1 "SELECT lease_state FROM snowflake_status" held
-    lead=$(lead_ms n1)
-    [ "$lead" -le 2000 ] ||
-        sf_die "crash $k of a loop: n1's first ID is $lead ms ahead of its clock (at most max_clock_drift + 1 s expected)"
-    sf_log "ok: crash $k of a loop: n1 resumes $lead ms ahead of its clock"
+    expect_near_clock n1 "crash $k of a loop"
     sf_expect_match "crash $k: n1 says it took its lease back above its own WAL" \
         "took back node id $before, which this server held until it crashed" "$(sf_server_log n1)"
     sf_expect_eq "crash $k: still node id $before" "$before" "$(node_of n1)"
@@ -123,10 +127,7 @@ sf_as_server "$SF_STAGE_BIN/postgres" --single -D "$(sf_datadir n1)" postgres </
 log_from=$(($(sf_server_log n1 | wc -l) + 1))
 sf_start n1 || sf_die "n1 did not start after single-user recovery"
 sf_poll n1 "SELECT lease_state FROM snowflake_status" held
-lead=$(lead_ms n1)
-[ "$lead" -le 2000 ] ||
-    sf_die "after single-user recovery n1's first ID is $lead ms ahead of its clock"
-sf_log "ok: after single-user recovery n1 resumes $lead ms ahead of its clock"
+expect_near_clock n1 "after single-user recovery"
 start_log=$(sf_server_log n1 | tail -n +"$log_from")
 sf_expect_match "... taking back its lease at the floor the recovery recorded" \
     "took back node id $before, which the previous run of this server held until its clean shutdown" \
