@@ -49,17 +49,17 @@ RESERVATION_WINDOW_MS = 1000
 CRASH_LEAD_MARGIN_MS = 300
 CRASH_LOOP_CRASHES = 3  # kill -9 of one node's postmaster, in quick succession
 
-# Invariant 6, everywhere else (a node id taken from the registry after an
-# expiry, a switch or a reload, or a crash restart that got another node id):
-# a node resumes above the bound the registry recorded + max_clock_drift; a
-# renewal records at most lease_ttl past the holder's clock or its newest
-# IDs' time, whichever is later. So no node runs further ahead than lease_ttl
-# + max_clock_drift + FLOOR_LEAD_MARGIN_MS + the lead the newest ID of any
-# node had when the step began (a holder's lead carries into the bound its
-# renewals record) + how far the step set a clock forward (a renewal records
-# the holder's own clock). The margin covers a renewal made after the
-# holder's newest recorded ID: its clock ran on meanwhile, up to a renewal
-# interval.
+# Invariant 6, on every node after every step (the registry floor): a server
+# that takes a node id another run held (a crash restart that cannot resume
+# from its own WAL, a switch to a node id held before) resumes above the
+# bound the registry recorded + max_clock_drift; a renewal records at most
+# lease_ttl past the holder's clock or its newest IDs' time, whichever is
+# later. So no node runs further ahead than lease_ttl + max_clock_drift +
+# FLOOR_LEAD_MARGIN_MS + the lead the newest ID of any node had when the step
+# began (a holder's lead carries into the bound its renewals record) + how
+# far the step set a clock forward (a renewal records the holder's own
+# clock). The margin covers a renewal made after the holder's newest
+# recorded ID: its clock ran on meanwhile, up to a renewal interval.
 FLOOR_LEAD_MARGIN_MS = RENEW_MS
 
 # Invariant 5: a disagreement between snowflake_status and a call must show

@@ -249,11 +249,12 @@ class Prober:
     def check_floor_lead(self, node, probe, reach_lead_ms, clock_ahead_ms, why, quiet=False):
         """Invariant 6 for every node after every step: its first successful
         probe lies at most max(0, reach_lead_ms) + clock_ahead_ms + lease_ttl +
-        max_clock_drift + FLOOR_LEAD_MARGIN_MS ahead of its clock. A node id
-        taken from the registry (after an expiry, a switch, a reload, a crash
-        the server cannot tell its floor after) resumes above the bound the
-        registry records, plus max_clock_drift; a renewal records at most its
-        holder's clock or its newest IDs' time, plus lease_ttl. reach_lead_ms:
+        max_clock_drift + FLOOR_LEAD_MARGIN_MS ahead of its clock. A server
+        that takes a node id another run held (a crash restart that cannot
+        resume from its own WAL, a switch to a node id held before) resumes
+        above the bound the registry records, plus max_clock_drift; a renewal
+        records at most its holder's clock or its newest IDs' time, plus
+        lease_ttl. reach_lead_ms:
         how far the newest ID of any node lay ahead of the clock when the step
         began; clock_ahead_ms: how far the step set a clock forward."""
         lead = self.lead(node, probe)
