@@ -12,6 +12,7 @@ import sys
 import time
 
 from . import config, events
+from .procs import become_subreaper
 from .sim import Simulation
 
 
@@ -22,6 +23,7 @@ def _terminate(signum, frame):
 def main():
     signal.signal(signal.SIGTERM, _terminate)
     signal.signal(signal.SIGINT, _terminate)
+    become_subreaper()
     store = os.environ.get("STORE", "pg")
     store = {"postgresql": "pg"}.get(store, store)
     if store not in ("pg", "redis"):

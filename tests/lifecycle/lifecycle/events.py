@@ -1,9 +1,11 @@
 """The events. Each takes the simulation and the seeded RNG, does its thing,
 and returns what the settle phase needs: for every node it touched, when it
 was last brought up (time.monotonic(), with its registry answering), an
-extra allowance for the liveness bound, and, after a clean restart, the run
-before it (invariant 4). Every parameter is drawn from the seeded RNG before
-anything is timed, so a seed replays the same sequence."""
+extra allowance for the liveness bound, after a clean restart the run
+before it (invariant 4), after a crash what the node had issued before it and
+when it crashed, after a clock set forward by how much (invariant 6). Every
+parameter is drawn from the seeded RNG before anything is timed, so a seed
+replays the same sequence."""
 
 import os
 import signal
@@ -22,9 +24,38 @@ def _start(sim, node, why):
         raise Violation(3, f"{node.name} did not start ({why}): {out}")
 
 
-def _touched(node, clean_restart=False, extra_ms=0):
-    return {node.name: {"since": time.monotonic(), "clean_restart": clean_restart,
-                        "extra_ms": extra_ms}}
+def _touched(node, clean_restart=False, extra_ms=0, **more):
+    return {node.name: dict({"since": time.monotonic(), "clean_restart": clean_restart,
+                             "extra_ms": extra_ms}, **more)}
+
+
+def _crash(sim, node, kill, how):
+    """Crashes the node's server (kill: True for kill -9 of the postmaster and
+    its children, False for pg_ctl stop -m immediate) after a probe; returns
+    what invariant 6 needs: the probe's lead, the run the crash ends (its IDs
+    are what the node issued before) and the node's clock at the crash."""
+    prev_run = sim.runs[node.name]
+    probe_lead_ms = _lead_probe(sim, node)
+    if kill:
+        killed_ms = node.crash()
+    else:
+        # Read before the stop: a backend may still issue an ID until the
+        # postmaster's SIGQUIT reaches it, a few ms later (a lead larger by
+        # those ms, never smaller).
+        killed_ms = time.time() * 1000
+        node.stop("immediate")
+    # The client's call that was in flight ends with the crash; once it has
+    # returned, every ID of the run is in the ledger.
+    sim.clients[node.name].await_calls(1, 10)
+    return {"how": how, "prev_run": prev_run, "probe_lead_ms": probe_lead_ms,
+            "killed_ms": killed_ms + node.clock_offset_s * 1000}
+
+
+def _lead_probe(sim, node):
+    """The node's lead measured by a probe right before a crash (invariant
+    6): a client's newest ID may be a call old by the time of the kill."""
+    p = sim.prober.observe(node)
+    return sim.prober.lead(node, p) if p.ok else None
 
 
 def restart(sim, rng):
@@ -61,17 +92,42 @@ def restart_twice(sim, rng):
 def immediate(sim, rng):
     node = rng.choice(sim.nodes)
     sim.note(f"immediate stop of {node.name}, then start")
-    node.stop("immediate")
+    crash = _crash(sim, node, False, "stop -m immediate")
     _start(sim, node, "after -m immediate")
-    return _touched(node)
+    return _touched(node, crash=crash, why="after its crash restart")
 
 
 def kill_postmaster(sim, rng):
     node = rng.choice(sim.nodes)
     sim.note(f"kill -9 of {node.name}'s postmaster and children, then start")
-    node.crash()
+    crash = _crash(sim, node, True, "kill -9")
     _start(sim, node, "after kill -9")
-    return _touched(node)
+    return _touched(node, crash=crash, why="after its crash restart")
+
+
+def crash_loop(sim, rng):
+    """kill -9 of one node's postmaster CRASH_LOOP_CRASHES times in quick
+    succession (a pod in CrashLoopBackOff), its client minting between; the
+    lead is checked after every start (invariant 6): crashes must not add up."""
+    node = rng.choice(sim.nodes)
+    calls = [rng.choice((1, 3)) for _ in range(config.CRASH_LOOP_CRASHES)]
+    n = len(calls)
+    sim.note(f"crash loop: kill -9 of {node.name}'s postmaster {n} times, each time started "
+             f"again; its client makes {', '.join(map(str, calls))} calls before each kill")
+    client = sim.clients[node.name]
+    for k, before in enumerate(calls, 1):
+        if not client.await_calls(before, 30):
+            raise HarnessError(f"client of {node.name} made no progress (crash loop, kill {k})")
+        crash = _crash(sim, node, True, f"kill -9 {k} of {n}")
+        _start(sim, node, f"after kill -9 {k} of {n}")
+        t = _touched(node, crash=crash, why=f"after kill -9 {k} of {n}")
+        if k == n:
+            return t  # the settle phase checks the last one
+        p = sim.prober.await_mint(node, t[node.name]["since"], config.LIVENESS_BOUND_MS,
+                                  f"after kill -9 {k} of {n}")
+        sim.ledger.check()
+        sim.check_lead(node, p, t[node.name])
+        sim.runs[node.name] = p.run
 
 
 def kill_backend(sim, rng):
@@ -79,6 +135,7 @@ def kill_backend(sim, rng):
     reinitialises shared memory and restarts every backend."""
     node = rng.choice(sim.nodes)
     sim.note(f"kill -9 of one backend of {node.name} (crash restart of all backends)")
+    run = sim.runs[node.name]
     env = dict(os.environ, PGAPPNAME="lifecycle_victim")
     victim = subprocess.Popen(
         [os.path.join(CLIENT_BIN, "psql"), "-h", node.dir, "-p", "5432", "-U", "postgres",
@@ -97,6 +154,13 @@ def kill_backend(sim, rng):
                 raise HarnessError(f"{node.name}: the victim session did not appear")
             else:
                 time.sleep(0.01)  # the pace of the poll; the condition is the session
+        # The postmaster survives, and with it the run: what the node issued
+        # before is what the ledger holds now, and the probe's own ID.
+        probe_lead_ms = _lead_probe(sim, node)
+        sim.ledger.check()
+        crash = {"how": "kill -9 of a backend", "newest": sim.ledger.newest.get((node.name, run)),
+                 "probe_lead_ms": probe_lead_ms,
+                 "killed_ms": time.time() * 1000 + node.clock_offset_s * 1000}
         os.kill(pid, signal.SIGKILL)
         since = time.monotonic()
         victim.wait(30)
@@ -104,7 +168,8 @@ def kill_backend(sim, rng):
         if victim.poll() is None:
             victim.kill()
             victim.wait(10)
-    return {node.name: {"since": since, "clean_restart": False, "extra_ms": 0}}
+    return {node.name: {"since": since, "clean_restart": False, "extra_ms": 0, "crash": crash,
+                        "why": "after the crash restart of its backends"}}
 
 
 def no_preload(sim, rng):
@@ -158,7 +223,7 @@ def freeze_node(sim, rng):
         sim.watch(others, extra_s)
     finally:
         node.thaw(pids)
-    return _touched(node)
+    return _touched(node, why="after its lease expired while it was frozen")
 
 
 def registry_stop(sim, rng):
@@ -213,7 +278,10 @@ def clock_step(sim, rng):
         node.set_clock(0)
     # Restoring a forward step is a step back by as much: with 'error', calls
     # that need a new millisecond may refuse until the clock has caught up.
-    return _touched(node, extra_ms=max(0, step_s) * 1000)
+    # A renewal made while the clock was ahead records that clock + lease_ttl:
+    # the registry floor bound allows the step (invariant 6).
+    return _touched(node, extra_ms=max(0, step_s) * 1000, clock_ahead_ms=max(0, step_s) * 1000,
+                    why=f"after its clock stepped {step_s:+g} s and back")
 
 
 def worker_reload(sim, rng):
@@ -222,7 +290,7 @@ def worker_reload(sim, rng):
     sim.note(f"{node.name}: snowflake_id.worker_id reloaded from {node.worker_cfg} to {value}")
     node.reload_setting("snowflake_id.worker_id", value)
     node.worker_cfg = value
-    return _touched(node)
+    return _touched(node, why=f"after worker_id reloaded to {value}")
 
 
 def idle(sim, rng):
@@ -240,7 +308,8 @@ EVENTS = {
     "restart": (restart, 3),
     "restart_twice": (restart_twice, 1),
     "immediate": (immediate, 2),
-    "kill_postmaster": (kill_postmaster, 2),
+    "kill_postmaster": (kill_postmaster, 1),
+    "crash_loop": (crash_loop, 1),
     "kill_backend": (kill_backend, 2),
     "no_preload": (no_preload, 1),
     "freeze_node": (freeze_node, 1),

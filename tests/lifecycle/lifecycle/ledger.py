@@ -39,7 +39,9 @@ class Ledger:
         self.origin = {}  # id -> (node, stream, run, serial)
         self.last = {}  # (node, stream, run, node_bits) -> (id, serial)
         self.max_ts = {}  # (node, run) -> the newest ID time of that run
+        self.newest = {}  # (node, run) -> the largest ID of that run
         self.first = {}  # (node, run) -> the smallest ID of that run
+        self.reach_ms = 0  # the newest ID time of any node, any run (invariant 6)
         self.serial = 0
         self.count = 0
 
@@ -68,6 +70,8 @@ class Ledger:
             self.last[key] = (i, self.serial)
             nr = (node, run)
             self.max_ts[nr] = max(self.max_ts.get(nr, 0), ts_ms(i))
+            self.newest[nr] = max(self.newest.get(nr, 0), i)
+            self.reach_ms = max(self.reach_ms, ts_ms(i))
             if nr not in self.first or i < self.first[nr]:
                 self.first[nr] = i
 

@@ -2,7 +2,9 @@
 readings of snowflake_status, and the invariants they check:
   3 liveness: a node that is up, whose registry answers, mints within a bound;
   4 after a clean restart, the first ID's time is near the wall clock;
-  5 snowflake_status agrees with what the call did.
+  5 snowflake_status agrees with what the call did;
+  6 after a crash, a failover, any event, a node's IDs lie no further ahead
+    of its clock than its durable reservations or its registry floor explain.
 """
 
 import os
@@ -29,10 +31,10 @@ REFUSALS = (
 SUCCESS_STATES = {"held", "switching"}
 NOT_PRELOADED = "must be loaded via shared_preload_libraries"
 
-# SKIP_INVARIANTS=4,5: report a failure of invariant 4 or 5 in the log and go
-# on (to see what else a seed finds while a known failure is being fixed).
+# SKIP_INVARIANTS=4,5,6: report a failure of invariant 4, 5 or 6 in the log and
+# go on (to see what else a seed finds while a known failure is being fixed).
 # Invariants 1 to 3 cannot be skipped: the steps after them would mean nothing.
-SKIPPED = {int(x) for x in os.environ.get("SKIP_INVARIANTS", "").split(",") if x} & {4, 5}
+SKIPPED = {int(x) for x in os.environ.get("SKIP_INVARIANTS", "").split(",") if x} & {4, 5, 6}
 
 
 class Probe:
@@ -96,6 +98,8 @@ class Prober:
         self.ledger = ledger
         self.log = log  # the simulation's event log (a list of lines)
         self.mismatches = {}  # node name -> consecutive mismatching probes
+        self.largest_lead = None  # (lead ms, node name, where): for the seed's summary
+        self.step = 0  # the step being run (0: the set-up), for that summary
 
     def probe(self, node, timeout=config.PSQL_TIMEOUT_S):
         rc, out, err = psql(node.dir, STATUS, MINT, STATUS, timeout=timeout)
@@ -185,6 +189,96 @@ class Prober:
                                   if before else "")
                                + f"; allowed max_clock_drift + {config.RESTART_MARGIN_MS} = "
                                  f"{limit} ms")
+
+    def lead(self, node, probe):
+        """How far the probe's ID lies ahead of the node's own clock read right
+        after the call: the real clock plus the node's libfaketime offset (0
+        at every check: each event restores it before the checks)."""
+        return ts_ms(probe.id) - (probe.wall_ms + node.clock_offset_s * 1000)
+
+    def check_crash_lead(self, node, probe, crash):
+        """Invariant 6 after a crash restart of the same data directory that
+        got its node id back (or kept it: a backend crash). The server resumes
+        at its own last durable reservation, made before the crash and at
+        most max_clock_drift + the reservation window ahead of the clock then,
+        plus the lead the node had; from the restart on, the catch-up clock
+        uses that lead up at half speed at least. So its first successful
+        probe lies at most max(0, A - (time since the crash) / 2) +
+        CRASH_LEAD_MARGIN_MS ahead of its clock, A = max(0, its lead at the
+        crash) + max_clock_drift + the reservation window. Its lead at the
+        crash: the newest ID it issued before (all of the run the crash ended;
+        for a backend crash, which keeps the run, those recorded before the
+        kill) minus its clock at the kill, or the lead of a probe made right
+        before the kill, whichever is larger. Returns the lead, or None if the
+        crash bound does not apply (then only the registry floor does)."""
+        self.ledger.check()
+        newest = crash.get("newest") or self.ledger.newest.get((node.name, crash.get("prev_run")))
+        lead = self.lead(node, probe)
+        what = f"{node.name} after {crash['how']}"
+        if not newest:
+            self.note(f"{what}: no ID recorded before the crash, so no lead to compare with; "
+                      f"only the registry floor bound applies")
+            return None
+        if node_bits(probe.id) != node_bits(newest):
+            self.note(f"{what}: node id {node_bits(probe.id)} after the crash, "
+                      f"{node_bits(newest)} before (taken from the registry): only the "
+                      f"registry floor bound applies")
+            return None
+        clock = probe.wall_ms + node.clock_offset_s * 1000
+        before = ts_ms(newest) - crash["killed_ms"]
+        if crash.get("probe_lead_ms") is not None:
+            before = max(before, crash["probe_lead_ms"])
+        since = clock - crash["killed_ms"]
+        reach = max(0, before) + config.MAX_CLOCK_DRIFT_MS + config.RESERVATION_WINDOW_MS
+        limit = max(0, reach - since / 2) + config.CRASH_LEAD_MARGIN_MS
+        self.note(f"{what}: first ID {lead:.0f} ms ahead of its clock, {since:.0f} ms after "
+                  f"the crash (lead at the crash {before:.0f} ms); allowed {limit:.0f} ms")
+        if lead > limit:
+            self.fail(6, f"{what}: the first ID after the restart, {probe.id}, carries "
+                         f"{ts_ms(probe.id)}, {lead:.0f} ms ahead of the node's clock "
+                         f"({clock:.0f}) read right after the call, {since:.0f} ms after the "
+                         f"crash; its lead at the crash ({crash['killed_ms']:.0f}) was "
+                         f"{before:.0f} ms (its newest ID before it: {newest}). Allowed: max(0, "
+                         f"max(0, {before:.0f}) + max_clock_drift {config.MAX_CLOCK_DRIFT_MS} + "
+                         f"reservation window {config.RESERVATION_WINDOW_MS} - {since:.0f} / 2) + "
+                         f"margin {config.CRASH_LEAD_MARGIN_MS} = {limit:.0f} ms: a crash restart "
+                         f"of the same data directory resumes at its own last reservation, not at "
+                         f"the registry's recorded bound")
+        return lead
+
+    def check_floor_lead(self, node, probe, reach_lead_ms, clock_ahead_ms, why, quiet=False):
+        """Invariant 6 for every node after every step: its first successful
+        probe lies at most max(0, reach_lead_ms) + clock_ahead_ms + lease_ttl +
+        max_clock_drift + FLOOR_LEAD_MARGIN_MS ahead of its clock. A server
+        that takes a node id another run held (a crash restart that cannot
+        resume from its own WAL, a switch to a node id held before) resumes
+        above the bound the registry records, plus max_clock_drift; a renewal
+        records at most its holder's clock or its newest IDs' time, plus
+        lease_ttl. reach_lead_ms:
+        how far the newest ID of any node lay ahead of the clock when the step
+        began; clock_ahead_ms: how far the step set a clock forward."""
+        lead = self.lead(node, probe)
+        if self.largest_lead is None or lead > self.largest_lead[0]:
+            self.largest_lead = (lead, node.name, f"step {self.step}, {why}")
+        limit = (max(0, reach_lead_ms) + clock_ahead_ms + config.LEASE_TTL_MS
+                 + config.MAX_CLOCK_DRIFT_MS + config.FLOOR_LEAD_MARGIN_MS)
+        if not quiet:
+            self.log.append(f"    {node.name} ({why}): {lead:.0f} ms ahead of its clock; "
+                            f"registry floor bound {limit:.0f} ms")
+        if lead > limit:
+            self.fail(6, f"{node.name} ({why}): ID {probe.id} carries {ts_ms(probe.id)}, "
+                         f"{lead:.0f} ms ahead of the node's clock read right after the call; "
+                         f"allowed max(0, lead of the newest ID of any node when the step "
+                         f"began, {reach_lead_ms:.0f}) + clock set forward {clock_ahead_ms:.0f} "
+                         f"+ lease_ttl {config.LEASE_TTL_MS} + max_clock_drift "
+                         f"{config.MAX_CLOCK_DRIFT_MS} + margin {config.FLOOR_LEAD_MARGIN_MS} = "
+                         f"{limit:.0f} ms")
+        return lead
+
+    def note(self, line):
+        """A line for the event log that is also printed as it happens."""
+        self.log.append(f"    {line}")
+        print(f"    {line}", flush=True)
 
     def fail(self, invariant, message):
         v = Violation(invariant, message)

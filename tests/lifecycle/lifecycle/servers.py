@@ -38,14 +38,25 @@ class PgServer:
         return p.returncode == 0, (p.stdout + p.stderr).strip()
 
     def stop(self, mode="fast"):
+        pm = self.postmaster_pid()
         run(as_server([os.path.join(STAGE_BIN, "pg_ctl"), "-D", self.data, "-m", mode, "-w",
                        "-t", str(config.STOP_TIMEOUT_S), "stop"]), config.STOP_TIMEOUT_S + 10)
+        self._reap(pm)
+
+    def _reap(self, pm):
+        """The stopped postmaster is this driver's child (procs.become_subreaper):
+        reaped here, not left a zombie until the driver exits."""
+        if pm is not None:
+            await_gone([pm], 10)
 
     def restart(self):
         """pg_ctl restart -m fast; (ok, output)."""
+        pm = self.postmaster_pid()
         p = run(as_server([os.path.join(STAGE_BIN, "pg_ctl"), "-D", self.data, "-l", self.log,
                            "-m", "fast", "-w", "-t", str(config.START_TIMEOUT_S), "restart"],
                           self.env), 2 * config.START_TIMEOUT_S + 10, check=False)
+        if pm is not None and pm != self.postmaster_pid():
+            self._reap(pm)
         return p.returncode == 0, (p.stdout + p.stderr).strip()
 
     def postmaster_pid(self):
@@ -60,7 +71,9 @@ class PgServer:
         return pid is not None and os.path.exists(f"/proc/{pid}")
 
     def crash(self):
-        """SIGKILL for the postmaster and its children at once (sf_crash)."""
+        """SIGKILL for the postmaster and its children at once (sf_crash).
+        Returns the real clock (Unix ms) read right after the signals: no
+        process of the server issues an ID after that."""
         pm = self.postmaster_pid()
         if pm is None:
             raise HarnessError(f"{self.dir}: no postmaster.pid to crash")
@@ -70,7 +83,9 @@ class PgServer:
                 os.kill(p, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+        killed_ms = time.time() * 1000
         await_gone([pm] + kids, 30)
+        return killed_ms
 
     def freeze(self):
         """SIGSTOP the postmaster, then its children; returns the pids."""
@@ -94,8 +109,10 @@ class PgServer:
 
     def stop_if_running(self):
         if self.running():
+            pm = self.postmaster_pid()
             run(as_server([os.path.join(STAGE_BIN, "pg_ctl"), "-D", self.data, "-m",
                            "immediate", "-w", "stop"]), 60, check=False)
+            self._reap(pm)
 
 
 class Node(PgServer):

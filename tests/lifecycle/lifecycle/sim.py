@@ -31,6 +31,9 @@ class Simulation:
                       for k, name in enumerate(config.NODES)]
         self.clients = {}
         self.runs = {}  # node name -> its current run (pg_postmaster_start_time)
+        # How far the newest ID of any node lay ahead of the clock when the
+        # current step began (invariant 6, the registry floor bound).
+        self.reach_lead_ms = 0
         self.events_run = 0
 
     def note(self, line):
@@ -57,6 +60,9 @@ class Simulation:
                      for n in self.nodes})
 
     def teardown(self, keep):
+        if keep:
+            with open(os.path.join(self.dir, "events.log"), "w") as f:
+                f.write("".join(line + "\n" for line in self.log))
         for c in self.clients.values():
             c.stop_flag.set()
         thaw_all()
@@ -88,13 +94,15 @@ class Simulation:
                 raise HarnessError("the registry does not answer")
             time.sleep(0.01)  # the pace of the poll; the condition is the answer
         now = time.monotonic()
-        return {n.name: {"since": now, "clean_restart": False, "extra_ms": 0}
-                for n in self.nodes}
+        return {n.name: {"since": now, "clean_restart": False, "extra_ms": 0,
+                         "why": "after the registry came back"} for n in self.nodes}
 
     def settle(self, touched):
         """After an event: every node mints within the liveness bound (3);
-        after a clean restart, the first ID is near the clock (4); every ID
-        so far is unique (1) and increases within its run (2)."""
+        after a clean restart, the first ID is near the clock (4); after a
+        crash, within the crash bound, and everywhere within the registry
+        floor bound (6); every ID so far is unique (1) and increases within
+        its run (2)."""
         probes = {}
         for node in self.nodes:
             t = touched.get(node.name, {"since": time.monotonic(), "extra_ms": 0})
@@ -108,8 +116,19 @@ class Simulation:
             if t and t.get("clean_restart"):
                 prev = t.get("prev_run", self.runs.get(node.name))
                 self.prober.check_restart(node, p, prev)
+            self.check_lead(node, p, t or {})
             self.runs[node.name] = p.run
         self.ledger.check()
+
+    def check_lead(self, node, probe, t):
+        """Invariant 6 on a node's first successful probe after the step (or
+        after one crash of a crash loop): the crash bound after a crash
+        restart that kept the node id, the registry floor bound always."""
+        if t.get("crash"):
+            self.prober.check_crash_lead(node, probe, t["crash"])
+        self.prober.check_floor_lead(node, probe, self.reach_lead_ms,
+                                     t.get("clock_ahead_ms", 0), t.get("why", "after this step"),
+                                     quiet=not t)
 
     # --- the run ---------------------------------------------------------------
     def pick_event(self):
@@ -120,22 +139,28 @@ class Simulation:
     def run(self):
         """True if every invariant held; prints the failure otherwise."""
         t0 = time.monotonic()
-        keep = False
+        keep = bool(os.environ.get("SF_KEEP_WORK"))
         step = 0
         try:
             self.setup()
             for step in range(1, self.steps + 1):
                 name = self.pick_event()
                 self.note(f"step {step}: {name}")
+                self.prober.step = step
+                self.ledger.check()
+                self.reach_lead_ms = self.ledger.reach_ms - time.time() * 1000
+                began = time.monotonic()
                 touched = events.EVENTS[name][0](self, self.rng)
                 self.events_run += 1
                 self.settle(touched)
+                self.note(f"  step {step} took {time.monotonic() - began:.1f} s")
             took = time.monotonic() - t0
+            lead, name, where = self.prober.largest_lead
             print(f"seed {self.seed}: passed, {self.steps} steps, {self.ledger.count} IDs, "
-                  f"{took:.1f} s; {self.client_summary()}", flush=True)
+                  f"{took:.1f} s; largest lead {lead:.0f} ms ({name}, {where}); "
+                  f"{self.client_summary()}", flush=True)
             return True
         except (Violation, HarnessError) as e:
-            keep = bool(os.environ.get("SF_KEEP_WORK"))
             self.report(step, e)
             return False
         finally:
