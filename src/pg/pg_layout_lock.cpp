@@ -75,6 +75,8 @@ extern "C" Datum snowflake_accept_layout(PG_FUNCTION_ARGS) {
     const XLogRecPtr lsn = sf_write_reservation_locked(bound);
     sf_raise_to(s->floor, bound);
     s->floor_is_exact = false;
+    s->floor_marks_last_id = false;
+    s->floor_lead_from_lease = false;  // the lead is the new epoch's, not a lease's
     s->reservation.below.store(bound);
     s->reservation.renew_at.store(bound);
     LWLockRelease(s->lock);

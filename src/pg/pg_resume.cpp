@@ -130,6 +130,7 @@ void sf_resume_at_lease_floor(int64_t floor_unix_ms, int64_t node) {
     }
     sf_raise_to(s->floor, floor_id);
     s->floor_is_exact = false;
+    s->floor_marks_last_id = false;
     s->floor_raised_by_lease = std::max(s->floor_raised_by_lease, floor_id);
     const int64_t now = sf_wall_clock_ms();
     // The old holder's bound is as far ahead as its renewals reached: any

@@ -145,6 +145,7 @@ void set_state_aside(SharedState *s, const char *why, Refusal refusal) {
         snowflake::same_layout(stale, snowflake::state_record_for(sf_layout, 0, 0, 0));
     s->have_stored = false;
     s->floor_is_exact = false;
+    s->floor_marks_last_id = false;
     start_fresh(s);
     const bool above_fresh = stale_usable && stale.id_bound > s->floor.load();
     if (above_fresh) {
