@@ -221,8 +221,14 @@ sf_poll n2 "SELECT lease_failures > $failures FROM snowflake_status" t
 sf_expect_match "a failed renewal leaves the registry's error in lease_message" \
     'could not connect|connection|could not send' "$(sf_psql n2 -c "SELECT lease_message FROM snowflake_status")"
 sf_registry_start registry || sf_die "the registry did not restart"
+n3_renewals=$(sf_psql n3 -c "SELECT lease_renewals FROM snowflake_status")
 sf_poll n2 "SELECT lease_message = '' AND lease_state = 'held' FROM snowflake_status" t
 sf_log "ok: once a renewal succeeds again, lease_message is cleared"
+# n3 renews on its own schedule: the next outage must start after n3 too has
+# renewed since the registry came back, or its deadline (lease_ttl after its
+# last renewal, which may have come before this outage) can fall before its
+# IDs below. (Seen: "expired: the registry last confirmed it 6673 ms ago".)
+sf_poll n3 "SELECT lease_renewals > $n3_renewals FROM snowflake_status" t
 
 # --- the registry stopped, then back -----------------------------------------
 sf_registry_stop registry
