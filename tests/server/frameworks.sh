@@ -1,0 +1,248 @@
+#!/usr/bin/env bash
+# Application stacks' schema tools against a database with the extension
+# (issue 30): each must leave the extension's objects alone, as if they were
+# not there. Per tool, against an application database whose one table is
+# items (id bigint PRIMARY KEY DEFAULT snowflake_nextval(), note text):
+#   alembic   Alembic 1.8's autogenerate (compare_metadata) with a model of
+#             items: plans nothing
+#   rails     ActiveRecord 6.1's schema dump, loaded into a fresh database
+#             and dumped again: loads, same file, nothing of the extension's
+#   drizzle   drizzle-kit 0.31's push plan (its pushSchema API) plans
+#             nothing; `drizzle-kit push` runs; `drizzle-kit pull` writes
+#             a schema without the extension's relations
+#   typeorm   TypeORM's synchronize plans nothing of the extension's; its
+#             dropSchema then synchronize succeeds and leaves the extension
+#             working
+#   django    Django 3.2's inspectdb (views included) models items and
+#             nothing of the extension's
+# Two setups, each in its own databases:
+#   installed  the extension as CREATE EXTENSION leaves it
+#   moved      its four relations (snowflake_registry_layout,
+#              snowflake_registry_lease, snowflake_registry_leases,
+#              snowflake_status) moved by hand into the schema snowflake_id,
+#              as the target design has them; only while CREATE EXTENSION
+#              still puts them in public
+# Every tool's output goes to the log and to $SF_WORK/out; the end lists
+# each tool and setup as clean or not, and the suite fails if any is not.
+# SF_FRAMEWORKS="alembic rails ..." and SF_FRAMEWORKS_SETUPS="installed
+# moved" choose. The packages: tools/ensure-deps frameworks (the npm modules
+# are cached per machine).
+set -euo pipefail
+source "$(dirname "$0")/../lib/cluster.sh"
+sf_init_workspace
+
+npm_dir=$("$SF_ROOT/tools/ensure-deps" frameworks) ||
+    sf_die "the frameworks' packages are missing: run tools/ensure-deps frameworks"
+# Debian's Python and Ruby, where the Debian packages are (not an earlier one in PATH).
+python=/usr/bin/python3
+ruby=/usr/bin/ruby
+here=$SF_ROOT/tests/server/frameworks
+tools=${SF_FRAMEWORKS:-alembic rails drizzle typeorm django}
+setups=${SF_FRAMEWORKS_SETUPS:-installed moved}
+
+sf_stage
+sf_new f "snowflake_id.worker_id = 7"
+sf_start f || sf_die "server did not start"
+sock=$(sf_sockdir f)
+
+# The Node.js application: the suite's scripts beside the cached modules.
+app=$SF_WORK/app
+mkdir -p "$app" "$SF_WORK/out"
+ln -s "$npm_dir/node_modules" "$app/node_modules"
+cp "$here"/*.js "$app/"
+
+extension_relations="snowflake_registry_layout snowflake_registry_lease snowflake_registry_leases snowflake_status"
+# What a tool must not name: the extension's relations (and its schema's
+# tables, as Rails or Drizzle would spell them).
+extension_pattern='snowflake_registry|snowflake_status'
+
+# move_relations DB: the extension's relations in DB from public into the
+# schema snowflake_id. ALTER ... SET SCHEMA works on an extension's member
+# (a superuser's, which the suite is): it stays the extension's.
+move_relations() {
+    local db=$1 r kind
+    sf_psql f -d "$db" -c "CREATE SCHEMA snowflake_id"
+    for r in $extension_relations; do
+        kind=$(sf_psql f -d "$db" -c "SELECT CASE relkind WHEN 'v' THEN 'VIEW' ELSE 'TABLE' END
+            FROM pg_class WHERE oid = 'public.$r'::regclass")
+        sf_psql f -d "$db" -c "ALTER $kind public.$r SET SCHEMA snowflake_id"
+    done
+    sf_expect_eq "$db: the extension's 4 relations moved into snowflake_id, still its members" 4 \
+        "$(sf_psql f -d "$db" -c "SELECT count(*) FROM pg_class c JOIN pg_depend d
+            ON d.classid = 'pg_class'::regclass AND d.objid = c.oid AND d.deptype = 'e'
+            WHERE c.relnamespace = 'snowflake_id'::regnamespace")"
+}
+
+# new_db NAME SETUP [empty]: a database with the extension in SETUP and the
+# application's table; with "empty", a bare database (a schema load's target).
+new_db() {
+    local db=$1 setup=$2
+    sf_psql f -c "CREATE DATABASE $db"
+    [ "${3:-}" != empty ] || return 0
+    sf_psql f -d "$db" -c "CREATE EXTENSION snowflake_id"
+    [ "$setup" != moved ] || move_relations "$db"
+    sf_psql f -d "$db" -c "CREATE TABLE items (id bigint PRIMARY KEY DEFAULT snowflake_nextval(), note text)"
+}
+
+# The moved setup is a simulation of the extension's own schema: pointless
+# once CREATE EXTENSION puts its relations elsewhere than public.
+sf_psql f -c "CREATE DATABASE probe"
+sf_psql f -d probe -c "CREATE EXTENSION snowflake_id"
+in_public=$(sf_psql f -d probe -c "SELECT count(*) FROM pg_class c JOIN pg_depend d
+    ON d.classid = 'pg_class'::regclass AND d.objid = c.oid AND d.deptype = 'e'
+    WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'v')")
+sf_log "the extension puts $in_public relations in public"
+if [ "$in_public" = 0 ] && [[ " $setups " == *" moved "* ]]; then
+    sf_log "setup moved: left out (nothing of the extension's is in public to move)"
+    setups=${setups//moved/}
+fi
+
+results=()
+# verdict TOOL SETUP clean|"not clean: why"
+verdict() {
+    results+=("$(printf '%-8s %-10s %s' "$1" "$2" "$3")")
+    sf_log "== $1 ($2): $3"
+}
+# show FILE: a tool's output into the log, without the terminal's colours
+# and drizzle-kit's progress spinners (each of its steps once).
+show() {
+    perl -CSD -ne 's/\e\[[0-9;]*[A-Za-z]//g; next if /^\[[\x{2800}-\x{28FF}]\]/;
+        next if /^\[\x{2713}\]/ && $seen{$_}++; print "    | $_"' "$1" >&2
+}
+
+run_alembic() {
+    local setup=$1 db=alembic_$1 out=$SF_WORK/out/alembic-$1
+    new_db "$db" "$setup"
+    "$python" "$here/alembic_autogenerate.py" "$sock" "$SF_PORT" "$db" >"$out.txt" 2>&1 ||
+        { show "$out.txt"; verdict alembic "$setup" "not clean: autogenerate failed"; return; }
+    show "$out.txt"
+    # include_schemas=True: informational, the projects that set it filter by name.
+    "$python" "$here/alembic_autogenerate.py" "$sock" "$SF_PORT" "$db" all-schemas \
+        >"$out-all-schemas.txt" 2>&1 || true
+    sf_log "   with include_schemas=True:"
+    show "$out-all-schemas.txt"
+    if grep -q '^diff:' "$out.txt"; then
+        verdict alembic "$setup" "not clean: $(grep '^diff:' "$out.txt" | cut -d' ' -f2- | paste -sd ',' -)"
+    else
+        verdict alembic "$setup" clean
+    fi
+}
+
+run_rails() {
+    local setup=$1 db=rails_$1 out=$SF_WORK/out/rails-$1 rc=0
+    new_db "$db" "$setup"
+    new_db "${db}_loaded" "$setup" empty
+    mkdir -p "$out"
+    rails() { "$ruby" "$here/rails_schema.rb" "$sock" "$SF_PORT" "$@" >>"$out/log.txt" 2>&1; }
+    rails dump "$db" "$out/schema.rb" || sf_die "rails: the schema dump failed: $(cat "$out/log.txt")"
+    rails load "${db}_loaded" "$out/schema.rb" || rc=$?
+    # The load's enable_extension ran CREATE EXTENSION: in the moved setup,
+    # put its relations where the target design's CREATE EXTENSION will.
+    [ "$rc" != 0 ] || [ "$setup" != moved ] || move_relations "${db}_loaded"
+    [ "$rc" != 0 ] || rails dump "${db}_loaded" "$out/schema-reloaded.rb" ||
+        sf_die "rails: the dump of the loaded database failed: $(cat "$out/log.txt")"
+    show "$out/log.txt"
+    sf_log "   schema.rb:"
+    show "$out/schema.rb"
+    if [ "$rc" != 0 ]; then
+        verdict rails "$setup" "not clean: $(grep -o 'load into.*' "$out/log.txt")"
+    elif grep -Eq "$extension_pattern" "$out/schema.rb"; then
+        verdict rails "$setup" "not clean: schema.rb has $(grep -Eo "create_table \"($extension_pattern)[a-z_]*\"" \
+            "$out/schema.rb" | paste -sd ',' -)"
+    elif ! diff "$out/schema.rb" "$out/schema-reloaded.rb" >"$out/diff.txt"; then
+        show "$out/diff.txt"
+        verdict rails "$setup" "not clean: the loaded database dumps differently"
+    else
+        verdict rails "$setup" clean
+    fi
+}
+
+run_drizzle() {
+    local setup=$1 db=drizzle_$1 out=$SF_WORK/out/drizzle-$1 problems=()
+    new_db "$db" "$setup"
+    (cd "$app" && node drizzle_plan.js "$sock" "$SF_PORT" "$db") >"$out-plan.txt" 2>&1 ||
+        problems+=("the push plan failed")
+    sf_log "   push plan (drizzle-kit/api pushSchema):"
+    show "$out-plan.txt"
+    ! grep -q '^statement:' "$out-plan.txt" ||
+        problems+=("push plans $(grep -c '^statement:' "$out-plan.txt") statements")
+    # pull first: push would change what it finds.
+    (cd "$app" && SF_SOCKDIR=$sock SF_PORT=$SF_PORT SF_DB=$db \
+        node node_modules/drizzle-kit/bin.cjs pull --config drizzle.config.js) \
+        >"$out-pull.txt" 2>&1 </dev/null || problems+=("pull failed")
+    sf_log "   drizzle-kit pull:"
+    show "$out-pull.txt"
+    if [ -f "$app/drizzle/schema.ts" ]; then
+        cp "$app/drizzle/schema.ts" "$out-pull-schema.ts"
+        show "$out-pull-schema.ts"
+        ! grep -Eq "$extension_pattern" "$out-pull-schema.ts" || problems+=("pull writes the extension's relations")
+    fi
+    rm -rf "$app/drizzle"
+    (cd "$app" && SF_SOCKDIR=$sock SF_PORT=$SF_PORT SF_DB=$db \
+        node node_modules/drizzle-kit/bin.cjs push --config drizzle.config.js --force --verbose) \
+        >"$out-push.txt" 2>&1 </dev/null || problems+=("push exited $?")
+    sf_log "   drizzle-kit push --force --verbose:"
+    show "$out-push.txt"
+    # drizzle-kit 0.31 exits 0 when a statement fails: its error is in the output.
+    ! grep -q '^error:' "$out-push.txt" || problems+=("push failed: $(grep -m 1 '^error:' "$out-push.txt")")
+    if [ "${#problems[@]}" = 0 ]; then
+        verdict drizzle "$setup" clean
+    else
+        verdict drizzle "$setup" "not clean: $(IFS=,; echo "${problems[*]}")"
+    fi
+}
+
+run_typeorm() {
+    local setup=$1 db=typeorm_$1 out=$SF_WORK/out/typeorm-$1 problems=()
+    new_db "$db" "$setup"
+    (cd "$app" && node typeorm_sync.js "$sock" "$SF_PORT" "$db" plan) >"$out-plan.txt" 2>&1 ||
+        problems+=("the synchronize plan failed")
+    sf_log "   synchronize plan:"
+    show "$out-plan.txt"
+    ! grep -E '^up:' "$out-plan.txt" | grep -Eq "$extension_pattern" ||
+        problems+=("synchronize plans for the extension's relations")
+    (cd "$app" && node typeorm_sync.js "$sock" "$SF_PORT" "$db" dropschema) >"$out-drop.txt" 2>&1 ||
+        problems+=("dropSchema failed: $(grep -m 1 'failed' "$out-drop.txt")")
+    sf_log "   dropSchema + synchronize:"
+    show "$out-drop.txt"
+    sf_psql f -d "$db" -c "INSERT INTO items (note) VALUES ('after dropSchema') RETURNING 'items takes id ' || id" \
+        >"$out-after.txt" 2>&1 || problems+=("items no longer takes its key from snowflake_nextval()")
+    show "$out-after.txt"
+    if [ "${#problems[@]}" = 0 ]; then
+        verdict typeorm "$setup" clean
+    else
+        verdict typeorm "$setup" "not clean: $(IFS=,; echo "${problems[*]}")"
+    fi
+}
+
+run_django() {
+    local setup=$1 db=django_$1 out=$SF_WORK/out/django-$1.txt
+    new_db "$db" "$setup"
+    "$python" "$here/django_inspectdb.py" "$sock" "$SF_PORT" "$db" >"$out" 2>&1 ||
+        { show "$out"; verdict django "$setup" "not clean: inspectdb failed"; return; }
+    show "$out"
+    grep -q "db_table = 'items'" "$out" || sf_die "django: inspectdb did not find items"
+    if grep -Eq "$extension_pattern" "$out"; then
+        verdict django "$setup" "not clean: models $(grep -Eo "db_table = '[a-z_]+'" "$out" |
+            grep -Eo "'($extension_pattern)[a-z_]*'" | paste -sd ',' -)"
+    else
+        verdict django "$setup" clean
+    fi
+}
+
+for setup in $setups; do
+    for tool in $tools; do
+        sf_log "=== $tool, setup $setup"
+        "run_$tool" "$setup"
+    done
+done
+
+sf_log ""
+sf_log "frameworks: results"
+failed=0
+for r in "${results[@]}"; do
+    sf_log "  $r"
+    [[ $r == *" clean" ]] || failed=$((failed + 1))
+done
+[ "$failed" = 0 ] || sf_die "$failed of ${#results[@]} tool runs are not clean"
+echo "frameworks: all checks passed"
