@@ -3,6 +3,9 @@
 #   make demo       build, stage, start a throwaway server and show the extension
 #   make demo-stop  stop the demo server
 #   make test       every test (unit, regression, server tests)
+#   make deps-frameworks  what only tests/server/frameworks.sh needs: the stacks'
+#                   Debian packages, and their npm modules into the machine's cache
+#                   (tools/ensure-deps frameworks)
 #   make test-citus snowflake_id in a Citus 13.2.2 cluster (tests/server/citus.sh);
 #                   builds Citus from ../shared/vendor once per machine (tools/lib/cache.sh)
 #   make test-lifecycle  the lifecycle simulator (tests/lifecycle/run, docs/lifecycle.md):
@@ -107,11 +110,14 @@ $(BUILD)/unit-objs/%.o: %.cpp $(wildcard src/core/*.hpp)
 $(GTEST_BIN): $(UNIT_OBJS)
 	g++ $(UNIT_OBJS) -lgtest -lgtest_main -pthread -o $@
 
-.PHONY: deps unit test test-citus test-lifecycle test-all-versions demo demo-stop bench bench-durable bench-toolkit bench-registry bench-type bench-time bench-wait format \
+.PHONY: deps deps-frameworks unit test test-citus test-lifecycle test-all-versions demo demo-stop bench bench-durable bench-toolkit bench-registry bench-type bench-time bench-wait format \
 	check-format dist
 
 deps:
 	@tools/ensure-deps
+
+deps-frameworks:
+	@tools/ensure-deps frameworks >/dev/null
 
 # The build after deps (a parallel make would start compiling before
 # ensure-deps installed GoogleTest).
