@@ -52,11 +52,11 @@ expect_near_clock() {
         sf_die "$what: the first ID lies $lead ms ahead of the clock (at most $((drift_ms + margin_ms)))"
     sf_log "ok: $what: the first ID lies $lead ms ahead of the clock"
 }
-state_of() { sf_psql "$1" -c "SELECT lease_state FROM snowflake_status"; }
-node_of() { sf_psql "$1" -c "SELECT worker_id FROM snowflake_status"; }
+state_of() { sf_psql "$1" -c "SELECT lease_state FROM snowflake_status()"; }
+node_of() { sf_psql "$1" -c "SELECT worker_id FROM snowflake_status()"; }
 # The time a renewal may take to follow a registry that answers again: a
 # lease_ttl, plus a renewal interval, plus the retry pause.
-await_held() { sf_poll "$1" "SELECT lease_state FROM snowflake_status" held; }
+await_held() { sf_poll "$1" "SELECT lease_state FROM snowflake_status()" held; }
 
 # registry_pids: the registry's processes, to freeze and thaw as one.
 registry_pids() {
@@ -124,9 +124,9 @@ done
 sf_expect_match "with the registry hung, calls refuse at the deadline" \
     "the node id lease of this server expired" "$failed"
 sf_expect_eq "snowflake_status says expired as soon as a call refuses" expired "$(state_of n1)"
-sf_poll n1 "SELECT lease_failures > 0 AND lease_message <> '' FROM snowflake_status" t
+sf_poll n1 "SELECT lease_failures > 0 AND lease_message <> '' FROM snowflake_status()" t
 sf_log "ok: the failure is counted and the message says why: $(sf_psql n1 -c \
-    "SELECT lease_message FROM snowflake_status")"
+    "SELECT lease_message FROM snowflake_status()")"
 
 # --- a stop while the registry hangs: the give-back fails -----------------------
 sf_stop n1
@@ -177,7 +177,7 @@ sf_as_server dd if=/dev/urandom of="$(sf_datadir n4)/snowflake_id.state" bs=8192
     conv=notrunc status=none
 for round in 1 2; do
     sf_start n4 || sf_die "n4 did not start (round $round)"
-    sf_poll n4 "SELECT lease_state FROM snowflake_status" refused
+    sf_poll n4 "SELECT lease_state FROM snowflake_status()" refused
     sf_expect_match "a static id the registry never saw: still refused (start $round)" \
         "cannot tell which IDs were issued before: the state file" \
         "$(sf_psql n4 -c "SELECT snowflake_nextval()" 2>&1 || true)"
@@ -384,7 +384,7 @@ if [ "$SF_REGISTRY_STORE" != redis ]; then
                     PERFORM snowflake_nextval();
                 EXCEPTION WHEN object_not_in_prerequisite_state THEN
                     GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT;
-                    SELECT lease_state, ahead_of_clock_ms INTO st, ahead FROM snowflake_status;
+                    SELECT lease_state, ahead_of_clock_ms INTO st, ahead FROM snowflake_status();
                     RAISE NOTICE 'status % (ahead % ms) | %', st, ahead, msg;
                     RETURN;
                 END;

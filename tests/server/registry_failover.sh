@@ -35,14 +35,14 @@ lease_of() {
 sf_new primary "snowflake_id.worker_id = 11" "$registry_conf" "$ttl_conf"
 sf_start primary || sf_die "primary did not start"
 sf_psql primary -c "CREATE EXTENSION snowflake_id"
-sf_poll primary "SELECT lease_state FROM snowflake_status" held
+sf_poll primary "SELECT lease_state FROM snowflake_status()" held
 sf_psql primary -c "SELECT snowflake_nextval()" >/dev/null
 sf_new_standby primary standby "cluster_name = 'standby1'"
 sf_start standby || sf_die "standby did not start"
 sf_expect_eq "the standby holds no lease and says so" \
     "waiting||a standby takes no node id lease: it asks the registry for one once promoted" \
     "$(sf_psql standby -c "SELECT format('%s|%s|%s', lease_state, worker_id, lease_message)
-                           FROM snowflake_status")"
+                           FROM snowflake_status()")"
 sf_make_sync primary standby1
 sf_stream_ids primary "$SF_WORK/primary.ids" 2000000 2>/dev/null &
 client=$!
@@ -52,9 +52,9 @@ wait "$client" || true
 sf_expect_match "the old primary's lease is still live" "^live $(sf_datadir primary)$" "$(lease_of 11)"
 sf_as_server "$SF_STAGE_BIN/pg_ctl" -D "$(sf_datadir standby)" -w -t 60 promote >/dev/null ||
     sf_die "pg_ctl promote failed"
-sf_poll standby "SELECT lease_state FROM snowflake_status" held
+sf_poll standby "SELECT lease_state FROM snowflake_status()" held
 sf_expect_eq "the promoted standby keeps the node id" 11 \
-    "$(sf_psql standby -c "SELECT worker_id FROM snowflake_status")"
+    "$(sf_psql standby -c "SELECT worker_id FROM snowflake_status()")"
 sf_expect_match "the registry shows it as the holder, on timeline 2" \
     "^live $(sf_datadir standby)$" "$(lease_of 11)"
 sf_expect_eq "... timeline" 2 \
@@ -66,17 +66,17 @@ sf_expect_above "after the promotion" "$SF_WORK/primary.ids" -- "$SF_WORK/promot
 sf_new split "snowflake_id.worker_id = 33" "$registry_conf" "$ttl_conf"
 sf_start split || sf_die "split did not start"
 sf_psql split -c "CREATE EXTENSION snowflake_id"
-sf_poll split "SELECT lease_state FROM snowflake_status" held
+sf_poll split "SELECT lease_state FROM snowflake_status()" held
 sf_psql split -c "SELECT snowflake_nextval()" >/dev/null
 sf_new_standby split splitstandby "cluster_name = 'splitstandby'"
 sf_start splitstandby || sf_die "splitstandby did not start"
 sf_poll split "SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'" 1
 sf_as_server "$SF_STAGE_BIN/pg_ctl" -D "$(sf_datadir splitstandby)" -w -t 60 promote >/dev/null ||
     sf_die "pg_ctl promote failed"
-sf_poll splitstandby "SELECT lease_state FROM snowflake_status" held
+sf_poll splitstandby "SELECT lease_state FROM snowflake_status()" held
 sf_expect_match "the promoted standby took the live lease over" \
     "^live $(sf_datadir splitstandby)$" "$(lease_of 33)"
-sf_poll split "SELECT lease_state <> 'held' FROM snowflake_status" t
+sf_poll split "SELECT lease_state <> 'held' FROM snowflake_status()" t
 sf_await_log split 'the node id lease was lost' || true
 sf_expect_match "the old primary's next renewal was refused: the fence moved on" \
     'WARNING: +snowflake_id: the node id lease was lost: the lease on node id 33 was lost' \
@@ -90,21 +90,21 @@ sf_stop splitstandby
 sf_new original "snowflake_id.worker_id = 22" "$registry_conf" "$ttl_conf"
 sf_start original || sf_die "original did not start"
 sf_psql original -c "CREATE EXTENSION snowflake_id"
-sf_poll original "SELECT lease_state FROM snowflake_status" held
+sf_poll original "SELECT lease_state FROM snowflake_status()" held
 sf_stream_ids original "$SF_WORK/original.before" 20000
 # The backup, then more IDs the backup knows nothing of, a reservation
 # window and more later.
 sf_new_standby original copy
 sf_as_server rm -f "$(sf_datadir copy)/standby.signal"
 sf_stream_ids original "$SF_WORK/original.after" 20000
-before_tail=$(sf_psql original -c "SELECT reserved_until FROM snowflake_status")
+before_tail=$(sf_psql original -c "SELECT reserved_until FROM snowflake_status()")
 sf_poll original "SELECT snowflake_timestamp(snowflake_nextval()) > '$before_tail'" t
 sf_stream_ids original "$SF_WORK/original.tail" 20000
 echo "-3600" >"$SF_CLOCK"
 sf_start copy "${SF_FAKE_ENV[@]}" || sf_die "the restored copy did not start"
 sf_expect_eq "the copy's clock is an hour behind" t "$(sf_psql copy -c "
     SELECT clock_timestamp() < to_timestamp($(sf_registry_clock registry)) - interval '3590 s'")"
-sf_poll copy "SELECT lease_state FROM snowflake_status" refused
+sf_poll copy "SELECT lease_state FROM snowflake_status()" refused
 # Meaningful only if the copy's own state, backup plus replayed WAL, is
 # behind what the original minted later: without a registry it would resume
 # there and, with its clock behind, repeat those IDs.
@@ -119,7 +119,7 @@ sf_expect_match "while the original holds its lease, the copy is refused its nod
 sf_crash original
 # The copy retries: it takes the id over once the original's lease expires
 # (polling for "expired" in between would race with it).
-sf_poll copy "SELECT lease_state FROM snowflake_status" held
+sf_poll copy "SELECT lease_state FROM snowflake_status()" held
 sf_expect_match "once the original is gone, the registry shows the copy as the holder" \
     "^live $(sf_datadir copy)$" "$(lease_of 22)"
 sf_stream_ids copy "$SF_WORK/copy.ids" 20000

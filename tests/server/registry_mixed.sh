@@ -95,10 +95,10 @@ exec 3>&-
 wait "$holder_pid" || sf_die "the session holding the lock failed: $(cat "$SF_WORK/holder.out")"
 wait "$old_pid" || sf_die "the old server's renewal failed once the lock was let go"
 sf_psql n6 -c "CREATE EXTENSION snowflake_id"
-sf_poll n6 "SELECT lease_state FROM snowflake_status" held
+sf_poll n6 "SELECT lease_state FROM snowflake_status()" held
 for n in a1 a2; do
     sf_psql "$n" -c "CREATE EXTENSION snowflake_id"
-    sf_poll "$n" "SELECT lease_state FROM snowflake_status" held
+    sf_poll "$n" "SELECT lease_state FROM snowflake_status()" held
 done
 # Their first grants, not only where they ended up: a grant overwritten by
 # the other's would be found out by the renewal that follows it, and the
@@ -116,12 +116,12 @@ sf_log "ok: once the lock is let go, both calls go through"
 sf_new n5 "snowflake_id.worker_id = 5" "$registry_conf" "$ttl_conf"
 sf_start n5 || sf_die "n5 did not start"
 sf_psql n5 -c "CREATE EXTENSION snowflake_id"
-sf_poll n5 "SELECT lease_state FROM snowflake_status" refused
+sf_poll n5 "SELECT lease_state FROM snowflake_status()" refused
 sf_expect_match "a new server is refused the old server's live lease, naming it" \
     "node id 5 is held by another server: It is held by oldhost:5432, data directory /data/old, system identifier 7001, whose lease runs until [0-9-]+ [0-9:]+\.[0-9]{3}Z" \
-    "$(sf_psql n5 -c "SELECT lease_message FROM snowflake_status")"
+    "$(sf_psql n5 -c "SELECT lease_message FROM snowflake_status()")"
 expire 5
-sf_poll n5 "SELECT lease_state FROM snowflake_status" held
+sf_poll n5 "SELECT lease_state FROM snowflake_status()" held
 sf_expect_eq "the new server took node id 5 over with the next fence" "2 $(sf_datadir n5)" \
     "$(sf_psql registry -c "SELECT fence || ' ' || holder_data_directory
                              FROM snowflake_registry_lease WHERE node_id = 5")"
@@ -136,8 +136,8 @@ out=$(old_acquire 5 102 2>&1 || true)
 sf_expect_match "an old server is refused the new server's live lease, naming it" \
     "node id 5 is held by another server.*data directory $(sf_datadir n5)" \
     "$(echo "$out" | tr '\n' ' ')"
-renewals=$(sf_psql n5 -c "SELECT lease_renewals FROM snowflake_status")
-sf_poll n5 "SELECT lease_renewals > $renewals FROM snowflake_status" t
+renewals=$(sf_psql n5 -c "SELECT lease_renewals FROM snowflake_status()")
+sf_poll n5 "SELECT lease_renewals > $renewals FROM snowflake_status()" t
 sf_crash n5
 new_floor=$(sf_psql registry -c "SELECT reserved_until_ms + holder_max_clock_drift_ms
                                   FROM snowflake_registry_lease WHERE node_id = 5")
@@ -155,8 +155,8 @@ out=$(old_renew 5 3 102 "$old_bound" 2>&1 || true)
 sf_expect_match "after the registry's update, an old server's call is refused, saying why" \
     "ERROR: +this registry \(snowflake_id 1\.5\) no longer leases node ids through snowflake_registry_renew\(\).*DETAIL: +The server calling is of snowflake_id 1\.4 or before.*Update snowflake_id on every server before the registry.s extension" \
     "$(echo "$out" | tr '\n' ' ')"
-renewals=$(sf_psql n6 -c "SELECT lease_renewals FROM snowflake_status")
-sf_poll n6 "SELECT lease_renewals > $renewals AND lease_state = 'held' FROM snowflake_status" t
+renewals=$(sf_psql n6 -c "SELECT lease_renewals FROM snowflake_status()")
+sf_poll n6 "SELECT lease_renewals > $renewals AND lease_state = 'held' FROM snowflake_status()" t
 sf_log "ok: the new server goes on renewing on the updated registry"
 sf_stream_ids n6 "$SF_WORK/n6.ids" 1000
 sf_expect_eq "no ID repeats" 0 "$(cat "$SF_WORK"/*.ids | sort | uniq -d | wc -l)"

@@ -32,7 +32,7 @@ sf_expect_eq "the primary still generates" t \
     "$(sf_psql primary -c "SELECT snowflake_nextval() > max(id) FROM t")"
 
 # --- snowflake_status on the standby ----------------------------------------
-status() { sf_psql "$1" -c "SELECT $2 FROM snowflake_status"; }
+status() { sf_psql "$1" -c "SELECT $2 FROM snowflake_status()"; }
 # await_replay: returns once the standby has replayed everything the primary
 # has flushed so far (reservations are flushed before their IDs are issued).
 await_replay() {
@@ -44,7 +44,7 @@ await_replay() {
 # lapsed, the next ID needs a new one, so the standby's value comes from
 # replay and not from the state file in the base backup.
 first_reserved=$(status primary reserved_until)
-sf_poll primary "SELECT reserved_until < clock_timestamp() FROM snowflake_status" t
+sf_poll primary "SELECT reserved_until < clock_timestamp() FROM snowflake_status()" t
 sf_psql primary -c "INSERT INTO t SELECT FROM generate_series(1, 100)"
 primary_reserved=$(status primary reserved_until)
 sf_expect_eq "the primary made a new reservation" t \

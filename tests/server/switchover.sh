@@ -45,7 +45,7 @@ max_lead=$(sf_psql primary -c "
         FOR i IN 1..200 LOOP
             SELECT greatest(lead, (extract(epoch FROM reserved_until - clock_timestamp())
                                    * 1000)::bigint)
-                INTO lead FROM snowflake_status;
+                INTO lead FROM snowflake_status();
             PERFORM pg_sleep(0.01);
         END LOOP;
         RETURN lead;

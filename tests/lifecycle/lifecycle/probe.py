@@ -17,7 +17,7 @@ from .clients import SINGLE, parse_rows
 from .procs import psql
 
 STATUS = ("SELECT 'S|' || lease_state || '|' || coalesce(worker_id::text, '') "
-          "FROM snowflake_status")
+          "FROM snowflake_status()")
 MINT = "SELECT 'I|' || snowflake_nextval() || '|' || pg_postmaster_start_time()"
 
 # What a refusal says about the lease, and the lease_state it maps to
