@@ -476,12 +476,15 @@ sf_registry_lease() {
         return
     fi
     case $field in
-    state) sf_psql "$name" -c "SELECT state FROM snowflake_registry_leases WHERE node_id = $node" ;;
+    state)
+        sf_psql "$name" -c "SELECT state FROM snowflake_id.snowflake_registry_leases
+                            WHERE node_id = $node" ;;
     data_directory | timeline)
-        sf_psql "$name" -c "SELECT holder_$field FROM snowflake_registry_lease
+        sf_psql "$name" -c "SELECT holder_$field FROM snowflake_id.snowflake_registry_lease
                             WHERE node_id = $node" ;;
     fence | reserved_until_ms)
-        sf_psql "$name" -c "SELECT $field FROM snowflake_registry_lease WHERE node_id = $node" ;;
+        sf_psql "$name" -c "SELECT $field FROM snowflake_id.snowflake_registry_lease
+                            WHERE node_id = $node" ;;
     *) sf_die "sf_registry_lease: no field $field" ;;
     esac
 }
@@ -496,7 +499,7 @@ sf_registry_states() {
         done | tr '\n' ' ' | sed 's/ $//'
     else
         sf_psql "$1" -c "SELECT string_agg(state, ' ' ORDER BY node_id)
-                         FROM snowflake_registry_leases"
+                         FROM snowflake_id.snowflake_registry_leases"
     fi
 }
 

@@ -260,18 +260,18 @@ sf_expect_eq "the retired server's last_issued_at is the time of its last ID" "$
         SELECT max((extract(epoch FROM snowflake_timestamp(id)) * 1000)::bigint) FROM old_ids")"
 sf_expect_eq "the retired id's bound lies above its last ID plus its max_clock_drift plus 1 s" t \
     "$(sf_psql coord -c "SELECT reserved_until_ms > $old_last_ms + $old_drift_ms + 1000
-                         FROM snowflake_registry_lease WHERE node_id = 3 AND released_at IS NOT NULL")"
+                         FROM snowflake_id.snowflake_registry_lease WHERE node_id = 3 AND released_at IS NOT NULL")"
 # An id with a row already, its bound below the retired server's IDs (leased
 # once, long ago, or retired with too small a margin): raised, and marked
 # released if it had only expired.
 for how in "released_at = clock_timestamp() - interval '1 day'" \
     "released_at = NULL, expires_at = clock_timestamp() - interval '1 day'"; do
-    sf_psql coord -c "UPDATE snowflake_registry_lease SET reserved_until_ms = 1, $how
+    sf_psql coord -c "UPDATE snowflake_id.snowflake_registry_lease SET reserved_until_ms = 1, $how
                       WHERE node_id = 3"
     sf_expect_eq "the block raises a lower bound recorded already ($how)" "1 t t" \
         "$(retire 3) $(sf_psql coord -c "SELECT reserved_until_ms > $old_last_ms + $old_drift_ms + 1000
                                          AND released_at IS NOT NULL, fence = 1
-                                         FROM snowflake_registry_lease WHERE node_id = 3" | tr '|' ' ')"
+                                         FROM snowflake_id.snowflake_registry_lease WHERE node_id = 3" | tr '|' ' ')"
 done
 # 2. Every running server, restarted with the registry and its static id: the
 #    registry records a live lease of each.
@@ -284,16 +284,16 @@ for n in coord w1 w2; do sf_poll "$n" "SELECT lease_state FROM snowflake_status(
 sf_expect_eq "the registry holds the three static ids live and the retired one released" \
     "0:live 1:live 2:live 3:released" \
     "$(sf_psql coord -c "SELECT string_agg(node_id || ':' || state, ' ' ORDER BY node_id)
-                         FROM snowflake_registry_leases")"
+                         FROM snowflake_id.snowflake_registry_leases")"
 # The block on an id a running server holds: it writes nothing.
 live_before=$(sf_psql coord -c "SELECT fence || ' ' || holder_instance || ' ' || holder_max_clock_drift_ms
-                                FROM snowflake_registry_lease WHERE node_id = 1")
+                                FROM snowflake_id.snowflake_registry_lease WHERE node_id = 1")
 sf_expect_eq "the block leaves a live lease alone" "0" "$(retire 1)"
 sf_expect_eq "... its holder, fence and bound as they were" "$live_before t" \
     "$(sf_psql coord -c "SELECT fence || ' ' || holder_instance || ' ' || holder_max_clock_drift_ms,
                                 released_at IS NULL
                                   AND reserved_until_ms < (extract(epoch FROM clock_timestamp()) * 1000)::bigint + 60000
-                         FROM snowflake_registry_lease WHERE node_id = 1" | tr '|' ' ')"
+                         FROM snowflake_id.snowflake_registry_lease WHERE node_id = 1" | tr '|' ' ')"
 # 3. Then 'auto', by a restart: each keeps its id (its state file's). A new
 #    server gets an id that never minted.
 for n in coord w1 w2; do
@@ -335,7 +335,7 @@ for n in w1 w2; do
     sf_psql "$n" -c "SELECT pg_reload_conf()" >/dev/null
 done
 for id in 1 2; do
-    sf_poll coord "SELECT expires_at - renewed_at - interval '1 ms' FROM snowflake_registry_lease
+    sf_poll coord "SELECT expires_at - renewed_at - interval '1 ms' FROM snowflake_id.snowflake_registry_lease
         WHERE node_id = $id" 00:00:03
 done
 sf_stop coord
@@ -409,7 +409,7 @@ sf_expect_match "an INSERT ... SELECT through the coordinator fails on w3's miss
     "ERROR: +the registry refused this server a node id lease" "$out"
 sf_expect_match "... saying why" "DETAIL: .*the layout of this server differs from the cluster.s" "$out"
 sf_expect_eq "the workers' copies of the registry tables stay empty" 0 \
-    "$(sf_psql w1 -c "SELECT count(*) FROM snowflake_registry_lease")"
+    "$(sf_psql w1 -c "SELECT count(*) FROM snowflake_id.snowflake_registry_lease")"
 
 # --- a time-range query on the hash-distributed id ---------------------------
 # Citus shows one task's plan unless told to show all.

@@ -22,7 +22,8 @@
 #  - PostgreSQL store: a registry role whose search_path leads to another
 #    role's look-alikes of the registry's tables and of built-in functions,
 #    operators and types leases, renews and gives back in the extension's
-#    own table, and runs none of them.
+#    own table, and runs none of them; nor does it use look-alike tables
+#    in the extension's schema, where 1.5 kept the real ones.
 set -euo pipefail
 source "$(dirname "$0")/../lib/cluster.sh"
 sf_init_workspace
@@ -307,23 +308,33 @@ sf_expect_eq "no ID repeats across every node" 0 \
 # functions, operators and types the worker's statements use; each
 # look-alike notes that it ran. The worker names everything by its schema:
 # the lease lands in the extension's table, and nothing of the look-alikes
-# is touched or run. (pg_temp is the worker's own session's: no other role
-# can plant anything there.) The Redis store runs no SQL.
+# is touched or run. Look-alike tables also wait in the extension's schema
+# (public), where the tables were up to 1.5 and a worker that guessed their
+# schema from the extension's would look (1.6 keeps them in snowflake_id):
+# the worker finds the tables as the extension's members. (pg_temp is the
+# worker's own session's: no other role can plant anything there.) The
+# Redis store runs no SQL.
 if [ "$SF_REGISTRY_STORE" != redis ]; then
     sf_psql registry <<'SQL'
 CREATE ROLE sf_mallory;
 CREATE ROLE sf_lessee LOGIN;
-GRANT SELECT, INSERT, UPDATE ON snowflake_registry_lease, snowflake_registry_layout TO sf_lessee;
+GRANT SELECT, INSERT, UPDATE
+    ON snowflake_id.snowflake_registry_lease, snowflake_id.snowflake_registry_layout TO sf_lessee;
 CREATE SCHEMA evil AUTHORIZATION sf_mallory;
-CREATE TABLE evil.snowflake_registry_layout (LIKE public.snowflake_registry_layout);
-CREATE TABLE evil.snowflake_registry_lease (LIKE public.snowflake_registry_lease);
+CREATE TABLE evil.snowflake_registry_layout (LIKE snowflake_id.snowflake_registry_layout);
+CREATE TABLE evil.snowflake_registry_lease (LIKE snowflake_id.snowflake_registry_lease);
+CREATE TABLE public.snowflake_registry_layout (LIKE snowflake_id.snowflake_registry_layout);
+CREATE TABLE public.snowflake_registry_lease (LIKE snowflake_id.snowflake_registry_lease);
 ALTER TABLE evil.snowflake_registry_layout OWNER TO sf_mallory;
 ALTER TABLE evil.snowflake_registry_lease OWNER TO sf_mallory;
+ALTER TABLE public.snowflake_registry_layout OWNER TO sf_mallory;
+ALTER TABLE public.snowflake_registry_lease OWNER TO sf_mallory;
 ALTER ROLE sf_lessee SET search_path = evil, pg_catalog, public;
 
 SET ROLE sf_mallory;
 GRANT USAGE ON SCHEMA evil TO PUBLIC;
-GRANT ALL ON evil.snowflake_registry_layout, evil.snowflake_registry_lease TO PUBLIC;
+GRANT ALL ON evil.snowflake_registry_layout, evil.snowflake_registry_lease,
+    public.snowflake_registry_layout, public.snowflake_registry_lease TO PUBLIC;
 CREATE TABLE evil.ran (what text);
 GRANT INSERT ON evil.ran TO PUBLIC;
 CREATE FUNCTION evil.noted(what text) RETURNS boolean LANGUAGE plpgsql AS $$
@@ -368,16 +379,19 @@ SQL
     sf_expect_eq "the lured node's lease is in the extension's table, under its name" \
         "$(sf_datadir lured) 1" "$(sf_psql registry -c "
             SELECT holder_data_directory || ' ' || count(*) OVER ()
-            FROM public.snowflake_registry_lease WHERE node_id = $lured_node")"
+            FROM snowflake_id.snowflake_registry_lease WHERE node_id = $lured_node")"
     sf_poll lured "SELECT lease_renewals > 0 FROM snowflake_status()" t
     sf_stream_ids lured "$SF_WORK/lured.ids" 1000
     sf_stop lured
     sf_registry_poll registry "$lured_node" state released
     sf_log "ok: the lured node gave its lease back into the extension's table"
     sf_expect_eq "no look-alike ran" "" "$(sf_psql registry -c "SELECT string_agg(what, ', ') FROM evil.ran")"
-    sf_expect_eq "the look-alike tables stay empty" "0 0" "$(sf_psql registry -c "
+    sf_expect_eq "the look-alike tables stay empty, in the extension's schema too" "0 0 0 0" \
+        "$(sf_psql registry -c "
         SELECT (SELECT count(*) FROM evil.snowflake_registry_lease) || ' '
-               || (SELECT count(*) FROM evil.snowflake_registry_layout)")"
+               || (SELECT count(*) FROM evil.snowflake_registry_layout) || ' '
+               || (SELECT count(*) FROM public.snowflake_registry_lease) || ' '
+               || (SELECT count(*) FROM public.snowflake_registry_layout)")"
     sf_expect_eq "the test means something: the lessee's own unqualified statements use the look-alikes" \
         "clock_timestamp, integer =, text" "$(sf_psql registry -c "
             SET ROLE sf_lessee; SET search_path = evil, pg_catalog, public;

@@ -12,9 +12,15 @@
 #    recorded bound plus its drift;
 #  - new to old: the floor the old server is given is the new holder's
 #    recorded bound plus its drift, above every ID the new holder issued;
-#  - once the registry is updated (ALTER EXTENSION snowflake_id UPDATE),
-#    an old server's call is refused with the message saying to update it,
-#    and servers of this build go on leasing.
+#  - once the registry is updated to 1.5 (ALTER EXTENSION snowflake_id
+#    UPDATE TO '1.5'), an old server's call is refused with the message
+#    saying to update it, and servers of this build go on leasing;
+#  - the registry updated to 1.6 last, while a server of this build holds
+#    a lease and its renewal waits for the update: the update moves the
+#    tables into the schema snowflake_id and says where the status went;
+#    the waiting renewal finds the tables there and goes through (no
+#    failure, the lease never lost), every lease and the layout come
+#    through, and a server starting afterwards leases there.
 set -euo pipefail
 source "$(dirname "$0")/../lib/cluster.sh"
 sf_init_workspace
@@ -150,7 +156,7 @@ sf_expect_eq "... above every ID the new holder issued" t \
     "$([ "${got##* }" -gt "$last_ms" ] && echo t || echo "f: ${got##* } <= $last_ms")"
 
 # --- the registry updated last ------------------------------------------------
-sf_psql registry -c "ALTER EXTENSION snowflake_id UPDATE"
+sf_psql registry -c "ALTER EXTENSION snowflake_id UPDATE TO '1.5'"
 out=$(old_renew 5 3 102 "$old_bound" 2>&1 || true)
 sf_expect_match "after the registry's update, an old server's call is refused, saying why" \
     "ERROR: +this registry \(snowflake_id 1\.5\) no longer leases node ids through snowflake_registry_renew\(\).*DETAIL: +The server calling is of snowflake_id 1\.4 or before.*Update snowflake_id on every server before the registry.s extension" \
@@ -159,4 +165,59 @@ renewals=$(sf_psql n6 -c "SELECT lease_renewals FROM snowflake_status()")
 sf_poll n6 "SELECT lease_renewals > $renewals AND lease_state = 'held' FROM snowflake_status()" t
 sf_log "ok: the new server goes on renewing on the updated registry"
 sf_stream_ids n6 "$SF_WORK/n6.ids" 1000
+
+# --- the registry updated to 1.6, while n6 holds its lease ---------------------
+# Every record, as servers wrote it: what a move could lose or change.
+records="SELECT (SELECT string_agg(node_id || ' ' || fence || ' ' || holder_instance || ' '
+                                   || holder_data_directory || ' ' || acquired_at,
+                                   ', ' ORDER BY node_id) FROM %s.snowflake_registry_lease)
+               || ' / ' || (SELECT epoch_ms || ' ' || worker_bits || ' ' || recorded_by
+                            FROM %s.snowflake_registry_layout)"
+# shellcheck disable=SC2059 # the format is ours
+records_before=$(sf_psql registry -c "$(printf "$records" public public)")
+# The update, in a transaction kept open: it holds the lease table's lock
+# from its first move to its COMMIT.
+mkfifo "$SF_WORK/updater.in"
+sf_psql registry <"$SF_WORK/updater.in" >"$SF_WORK/updater.out" 2>&1 &
+updater_pid=$!
+exec 3>"$SF_WORK/updater.in"
+echo "BEGIN; ALTER EXTENSION snowflake_id UPDATE TO '1.6';" >&3
+sf_poll registry "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+    WHERE c.relname = 'snowflake_registry_lease' AND l.mode = 'AccessExclusiveLock'
+      AND l.granted" 1
+read -r renewals failures < <(sf_psql n6 -F ' ' -c "SELECT lease_renewals, lease_failures
+                                                FROM snowflake_status()")
+# n6's next renewal waits for the update, under the tables' old name.
+sf_poll registry "SELECT count(*) >= 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock'
+    AND query LIKE 'LOCK TABLE public.snowflake_registry_lease %'" t
+sf_log "ok: n6's renewal waits for the update"
+printf "COMMIT;\n\\q\n" >&3
+exec 3>&-
+wait "$updater_pid" || sf_die "the update failed: $(cat "$SF_WORK/updater.out")"
+sf_expect_match "the update says where snowflake_status went, both ways" \
+    "WARNING: +the view snowflake_status moved into the schema snowflake_id.*HINT: +Read the status with SELECT \* FROM snowflake_status\(\) .*or SELECT \* FROM snowflake_id\.snowflake_status" \
+    "$(tr '\n' ' ' <"$SF_WORK/updater.out")"
+sf_expect_eq "the registry's extension is at 1.6, its tables and views in snowflake_id" \
+    "1.6 snowflake_id.snowflake_registry_layout snowflake_id.snowflake_registry_lease snowflake_id.snowflake_registry_leases snowflake_id.snowflake_status" \
+    "$(sf_psql registry -c "SELECT extversion || ' ' || (SELECT string_agg(c.oid::regclass::text, ' '
+        ORDER BY c.relname) FROM pg_depend d JOIN pg_class c ON c.oid = d.objid
+        WHERE d.refobjid = e.oid AND d.deptype = 'e' AND d.classid = 'pg_class'::regclass)
+        FROM pg_extension e WHERE extname = 'snowflake_id'")"
+sf_poll n6 "SELECT lease_renewals > $renewals FROM snowflake_status()" t
+sf_expect_eq "the renewal that waited for the update went through: no failure, the lease held" \
+    "$failures held" "$(sf_psql n6 -c "SELECT lease_failures || ' ' || lease_state FROM snowflake_status()")"
+sf_expect_eq "... and never lost" "" "$(sf_server_log n6 | grep 'lease was lost' || true)"
+# shellcheck disable=SC2059
+sf_expect_eq "every lease and the layout came through" "$records_before" \
+    "$(sf_psql registry -c "$(printf "$records" snowflake_id snowflake_id)")"
+renewals=$(sf_psql n6 -c "SELECT lease_renewals FROM snowflake_status()")
+sf_poll n6 "SELECT lease_renewals > $renewals AND lease_state = 'held' FROM snowflake_status()" t
+sf_log "ok: n6 goes on renewing on the registry at 1.6"
+sf_start a1 || sf_die "a1 did not start again"
+sf_poll a1 "SELECT lease_state FROM snowflake_status()" held
+sf_expect_eq "a server starting after the update leases in snowflake_id" "$(sf_datadir a1)" \
+    "$(sf_psql registry -c "SELECT holder_data_directory FROM snowflake_id.snowflake_registry_lease
+                            WHERE node_id = $(sf_psql a1 -c "SELECT worker_id FROM snowflake_status()")")"
+sf_stream_ids n6 "$SF_WORK/n6.after.ids" 1000
+sf_stream_ids a1 "$SF_WORK/a1.after.ids" 1000
 sf_expect_eq "no ID repeats" 0 "$(cat "$SF_WORK"/*.ids | sort | uniq -d | wc -l)"

@@ -206,7 +206,7 @@ class PgRegistry(PgServer):
         return rc == 0 and out.strip() == "1"
 
     def lease_state(self, node_id):
-        rc, out, _ = self.sql(f"SELECT state FROM snowflake_registry_leases "
+        rc, out, _ = self.sql(f"SELECT state FROM snowflake_id.snowflake_registry_leases "
                               f"WHERE node_id = {int(node_id)}", timeout=5)
         return out.strip() if rc == 0 else None
 
