@@ -36,17 +36,20 @@ ttl_conf="snowflake_id.lease_ttl = '6s'"
 epoch_ms=1577836800000 # the default layout: 0 datacenter, 10 worker, 12 sequence bits
 now_ms="(extract(epoch FROM clock_timestamp()) * 1000)::bigint"
 
-# An old server's calls, as its worker made them. old_acquire NODE INSTANCE:
-# a static node id for that run of the old server, "node_id fence floor_ms".
+# An old server's calls, as its worker made them, with a lease of a
+# minute: the test ends it itself (expire, below) where it must, and on a
+# loaded machine the steps between may take longer than a real server's
+# few seconds. old_acquire NODE INSTANCE: a static node id for that run of
+# the old server, "node_id fence floor_ms".
 old_acquire() {
     sf_psql registry -c "SELECT node_id || ' ' || fence || ' ' || floor_ms
         FROM public.snowflake_registry_acquire($1, NULL, NULL, 7001, $2, 'oldhost', 5432,
-            '/data/old', 1, 0, 10, 12, $epoch_ms, 1000, 6000, $now_ms)"
+            '/data/old', 1, 0, 10, 12, $epoch_ms, 1000, 60000, $now_ms)"
 }
 # old_renew NODE FENCE INSTANCE BOUND_MS: the lease's new expiry, in ms.
 old_renew() {
     sf_psql registry -c "SELECT (extract(epoch FROM r) OPERATOR(pg_catalog.*) 1000)::bigint
-        FROM public.snowflake_registry_renew($1, $2, $3, $4, 6000) r"
+        FROM public.snowflake_registry_renew($1, $2, $3, $4, 60000) r"
 }
 # Time passing for a lease, as the registry judges it: its end moved into
 # the past.
