@@ -89,6 +89,12 @@ sf_expect_match "the old primary's next renewal was refused: the fence moved on"
     "$(sf_server_log split)"
 out=$(sf_psql split -c "SELECT snowflake_nextval()" 2>&1 || true)
 sf_expect_match "... and it mints no more" 'ERROR: ' "$out"
+# It asks for its id again at once, and the refusal names the real cause:
+# its own standby took over, not another server configured with its id.
+sf_await_log split 'HINT: +A standby of this server was promoted' || true
+sf_expect_match "the refused old primary is told that its standby was promoted" \
+    'HINT: +A standby of this server was promoted \(timeline 2\) and took node id 33 over: this server is an old primary' \
+    "$(sf_server_log split)"
 sf_stop split
 sf_stop splitstandby
 
