@@ -7,6 +7,7 @@ readings of snowflake_status, and the invariants they check:
     of its clock than its durable reservations or its registry floor explain.
 """
 
+import datetime
 import os
 import re
 import time
@@ -37,6 +38,15 @@ CLOCK_WARNING = re.compile(r"WARNING:\s+snowflake_id: the wall clock")
 RESUME_LINES = ("snowflake_id: the generator resumes", "snowflake_id: the lead comes from",
                 "snowflake_id: took back node id", "snowflake_id: leased node id",
                 "snowflake_id: the server starts as a standby")
+TAKEOVER_LINE = re.compile(r"snowflake_id: the generator resumes at (\S+ \S+), above every ID "
+                           r"the previous holder of node id (\d+) can have issued")
+
+
+def utc_ms(text):
+    """ms since 1970 of a time as the server's messages write it
+    (snowflake::format_utc: 2026-11-26 04:41:31.393Z)."""
+    t = datetime.datetime.strptime(text, "%Y-%m-%d %H:%M:%S.%fZ")
+    return round(t.replace(tzinfo=datetime.timezone.utc).timestamp() * 1000)
 NOT_PRELOADED = "must be loaded via shared_preload_libraries"
 
 # SKIP_INVARIANTS=4,5,6: report a failure of invariant 4, 5 or 6 in the log and
@@ -261,7 +271,9 @@ class Prober:
           primary issued on it, and the first of them at or above the bound
           the registry had recorded for it (read after the kill, before the
           promotion) plus max_clock_drift: what it resumes above whatever WAL
-          an asynchronous standby lacked;
+          an asynchronous standby lacked; and its log says it resumed at or
+          above that bound on the lease it took over (a promotion slower
+          than the bound passes the first two whatever the server did);
         - (invariant 6) its first successful probe lies at most max(0, A -
           (time since the kill) / 2) + CRASH_LEAD_MARGIN_MS ahead of its
           clock, A = max_clock_drift + the largest of lease_ttl, L +
@@ -318,14 +330,32 @@ class Prober:
                                f"on it, {old[1]} (time {ts_ms(old[1])}): a promoted standby "
                                f"resumes above every bound its primary recorded")
         bound = promo["recorded_bound_ms"]
+        # Where the server says it resumed on the lease it took over: seen
+        # however slow the promotion was (a first ID later than the bound
+        # lies above it whatever the server did).
+        took = [m for m in map(TAKEOVER_LINE.search, log) if m and int(m.group(2)) == node_id]
+        if not took:
+            raise Violation(2, f"{what}: its log does not say that it resumed above the bound "
+                               f"the previous holder of node id {node_id} recorded ('the "
+                               f"generator resumes at ..., above every ID the previous holder "
+                               f"of node id {node_id} can have issued'): a promoted standby "
+                               f"takes its primary's lease over with the registry's floor, "
+                               f"which covers the WAL an asynchronous standby lacks")
+        resumed_ms = utc_ms(took[0].group(1))
         if bound is None:
             self.note(f"{what}: the registry showed no bound for node id {node_id} after the "
                       f"kill: the first ID is compared with the old primary's IDs only")
         else:
             floor = bound + config.MAX_CLOCK_DRIFT_MS
-            self.note(f"{what}: first ID on node id {node_id} at {ts_ms(first)}, "
-                      f"{ts_ms(first) - floor} ms above the registry's recorded bound {bound} + "
-                      f"max_clock_drift")
+            if resumed_ms < floor:
+                raise Violation(2, f"{what}: its log says it resumed at {took[0].group(1)} "
+                                   f"({resumed_ms}) on node id {node_id}, below the bound the "
+                                   f"registry recorded for the old primary ({bound}, read "
+                                   f"after the kill) + max_clock_drift "
+                                   f"{config.MAX_CLOCK_DRIFT_MS} = {floor}")
+            self.note(f"{what}: resumed at {resumed_ms} on node id {node_id}, first ID at "
+                      f"{ts_ms(first)}: {resumed_ms - floor} and {ts_ms(first) - floor} ms above "
+                      f"the registry's recorded bound {bound} + max_clock_drift")
             if ts_ms(first) < floor:
                 raise Violation(2, f"{what}: its first ID on node id {node_id}, {first}, carries "
                                    f"{ts_ms(first)}, below the bound the registry recorded for "
