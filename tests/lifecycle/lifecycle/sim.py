@@ -19,6 +19,7 @@ class Simulation:
         self.seed = seed
         self.store = store
         self.steps = steps
+        self.failure = None  # what failed, for the summary (report)
         self.rng = random.Random(seed)
         self.event_names = event_names
         self.dir = os.path.join(WORK, f"seed-{seed}")
@@ -178,7 +179,11 @@ class Simulation:
 
     def report(self, step, e):
         kind = "harness error" if isinstance(e, HarnessError) else "FAILED"
-        print(f"\nlifecycle: seed {self.seed} {kind} at step {step} (store {self.store}): {e}")
+        # Repeated in the run's summary (__main__): the logs printed below
+        # are long, and whoever reads only the end of a CI log must still
+        # see what failed.
+        self.failure = f"seed {self.seed} {kind} at step {step} (store {self.store}): {e}"
+        print(f"\nlifecycle: {self.failure}")
         print(f"replay: SEED={self.seed} STEPS={step} STORE={self.store} tests/lifecycle/run")
         print("--- event log")
         for line in self.log:
