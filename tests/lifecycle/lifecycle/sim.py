@@ -31,6 +31,7 @@ class Simulation:
         self.nodes = [Node(self.dir, name, k, self.registry.conf, modes[k])
                       for k, name in enumerate(config.NODES)]
         self.clients = {}
+        self.standbys = []  # standbys made and not (yet) promoted (promote)
         self.runs = {}  # node name -> its current run (pg_postmaster_start_time)
         # How far the newest ID of any node lay ahead of the clock when the
         # current step began (invariant 6, the registry floor bound).
@@ -69,8 +70,8 @@ class Simulation:
         thaw_all()
         for c in self.clients.values():
             c.join(60)
-        for node in self.nodes:
-            node.stop_if_running()
+        for server in self.nodes + self.standbys:
+            server.stop_if_running()
         self.registry.stop_if_running()
         if not keep:
             shutil.rmtree(self.dir, ignore_errors=True)
@@ -127,6 +128,8 @@ class Simulation:
         restart that kept the node id, the registry floor bound always."""
         if t.get("crash"):
             self.prober.check_crash_lead(node, probe, t["crash"])
+        if t.get("promotion"):
+            self.prober.check_promotion(node, probe, t["promotion"])
         self.prober.check_floor_lead(node, probe, self.reach_lead_ms,
                                      t.get("clock_ahead_ms", 0), t.get("why", "after this step"),
                                      quiet=not t)
@@ -189,7 +192,8 @@ class Simulation:
         for name, c in self.clients.items():
             for cls, n in c.errors.most_common(6):
                 print(f"    {name}: {n} x {cls}")
-        for srv in self.nodes + [self.registry]:
-            print(f"--- last lines of {os.path.relpath(srv.log, WORK)}")
-            print(tail(srv.log).rstrip())
+        logs = [log for node in self.nodes for log in node.previous_logs[-1:] + [node.log]]
+        for log in logs + [s.log for s in self.standbys] + [self.registry.log]:
+            print(f"--- last lines of {os.path.relpath(log, WORK)}")
+            print(tail(log).rstrip())
         print(flush=True)
