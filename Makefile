@@ -17,8 +17,9 @@
 #   make bench-type the snowflake column type against a bigint key (bench/type-cost)
 #   make bench-time a snowflake compared with a time against the hand-written
 #                   boundary form on 10 M rows (bench/time-compare)
-#   make bench-wait one session against the layout's ceiling with max_clock_drift = 0:
-#                   the generator's wait for the next millisecond (bench/ms-wait)
+#   make bench-wait one session against the layout's ceiling with max_clock_drift = 0,
+#                   at 6 to 12 sequence bits: the generator's wait for the next
+#                   millisecond (bench/ms-wait)
 #   make format     clang-format every C++ file in place
 #   make check-format  the C++ formatted (clang-format), the shell scripts
 #                   clean (shellcheck, tools/check-shell)

@@ -579,8 +579,11 @@ sf_crash() {
     # the kill.
     # shellcheck disable=SC2086
     kill -9 "$pm" $kids 2>/dev/null || true
+    # Until each is gone (reaped: a killed postmaster lingers as a zombie
+    # for seconds where init reaps slowly), polled at a pace that leaves the
+    # CPU to the rest of the machine.
     for pid in $kids $pm; do
-        while kill -0 "$pid" 2>/dev/null; do :; done
+        while kill -0 "$pid" 2>/dev/null; do sleep 0.01; done
     done
 }
 
