@@ -160,14 +160,14 @@ lead_lease() {
 sf_new leadprimary "${lead_conf[@]}"
 sf_start leadprimary || sf_die "leadprimary did not start"
 sf_psql leadprimary -c "CREATE EXTENSION snowflake_id"
-sf_poll leadprimary "SELECT lease_state FROM snowflake_status" held
+sf_poll leadprimary "SELECT lease_state FROM snowflake_status()" held
 sf_stream_ids leadprimary "$SF_WORK/leadprimary.ids" 20000
 sf_new_standby leadprimary lead1 "cluster_name = 'lead1'"
 sf_start lead1 || sf_die "lead1 did not start"
 sf_poll leadprimary "SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'" 1
 sf_as_server "$SF_STAGE_BIN/pg_ctl" -D "$(sf_datadir lead1)" -w -t 60 promote >/dev/null ||
     sf_die "pg_ctl promote of lead1 failed"
-sf_poll lead1 "SELECT lease_state FROM snowflake_status" held
+sf_poll lead1 "SELECT lease_state FROM snowflake_status()" held
 sf_expect_match "lead1 took leadprimary's live lease over" "^live $(sf_datadir lead1)$" "$(lead_lease)"
 sf_expect_match "... and resumes above the bound the registry recorded for leadprimary" \
     'snowflake_id: the generator resumes at .*, above every ID the previous holder of node id 44 can have issued' \
@@ -179,7 +179,7 @@ sf_make_sync lead1 lead2
 sf_stream_ids lead1 "$SF_WORK/lead1.ids" 2000000 2>/dev/null &
 client=$!
 sf_await_ids 20000 "$client" "$SF_WORK/lead1.ids"
-lead1_ahead=$(sf_psql lead1 -c "SELECT ahead_of_clock_ms FROM snowflake_status")
+lead1_ahead=$(sf_psql lead1 -c "SELECT ahead_of_clock_ms FROM snowflake_status()")
 # Not a product failure if it is not: the setup took too long for lease_ttl.
 [ "$lead1_ahead" -gt 10000 ] ||
     sf_die "lead1 mints only $lead1_ahead ms ahead of its clock before the kill (above 10000 needed): the lease's lead was used up before lead2's promotion could test it; raise lease_ttl"
@@ -188,8 +188,8 @@ sf_crash lead1
 wait "$client" || true
 sf_as_server "$SF_STAGE_BIN/pg_ctl" -D "$(sf_datadir lead2)" -w -t 60 promote >/dev/null ||
     sf_die "pg_ctl promote of lead2 failed"
-sf_poll lead2 "SELECT lease_state FROM snowflake_status" held
-sf_expect_eq "lead2 keeps the node id" 44 "$(sf_psql lead2 -c "SELECT worker_id FROM snowflake_status")"
+sf_poll lead2 "SELECT lease_state FROM snowflake_status()" held
+sf_expect_eq "lead2 keeps the node id" 44 "$(sf_psql lead2 -c "SELECT worker_id FROM snowflake_status()")"
 sf_expect_match "the registry shows lead2 as the holder" "^live $(sf_datadir lead2)$" "$(lead_lease)"
 sf_expect_eq "... on timeline 3" 3 "$(sf_registry_lease leadregistry 44 timeline)"
 sf_stream_ids lead2 "$SF_WORK/lead2.ids" 20000

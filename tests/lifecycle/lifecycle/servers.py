@@ -269,7 +269,7 @@ class PgRegistry(PgServer):
     def recorded_bound(self, node_id):
         """The bound the registry recorded for node_id (reserved_until_ms: the
         holder's IDs carry times below it), or None."""
-        rc, out, _ = self.sql(f"SELECT reserved_until_ms FROM snowflake_registry_lease "
+        rc, out, _ = self.sql(f"SELECT reserved_until_ms FROM snowflake_id.snowflake_registry_lease "
                               f"WHERE node_id = {int(node_id)}", timeout=5)
         return int(out.strip()) if rc == 0 and out.strip().isdigit() else None
 
