@@ -353,6 +353,13 @@ sf_new_standby() {
     sf_conf "$name" "unix_socket_directories = '$dir'" "hot_standby = on" "$@"
 }
 
+# sf_promote NAME: pg_ctl promote of the standby NAME, waiting until it
+# accepts writes; the suite dies if it is not promoted.
+sf_promote() {
+    sf_as_server "$SF_STAGE_BIN/pg_ctl" -D "$(sf_datadir "$1")" -w -t 60 promote >/dev/null ||
+        sf_die "pg_ctl promote of $1 failed"
+}
+
 # sf_copy_backup PRIMARY NAME: what pg_basebackup -R -X stream does, by hand.
 # The files are copied between pg_backup_start and pg_backup_stop in one
 # session, whose label goes into the copy as backup_label; then the WAL up to

@@ -253,8 +253,7 @@ echo "primary_conninfo = ''" | sf_as_server tee -a "$(sf_datadir s1)/postgresql.
 sf_start s1 "${SF_FAKE_ENV[@]}" || sf_die "s1 did not restart"
 sf_stream_ids p1 "$SF_WORK/p1.2" 20000 # reservations s1 never receives
 sf_crash p1
-sf_as_server "$SF_STAGE_BIN/pg_ctl" -D "$(sf_datadir s1)" -w -t 60 promote >/dev/null ||
-    sf_die "s1 was not promoted"
+sf_promote s1
 await_held s1
 sf_expect_eq "the promoted standby does not take its primary's lease as its own" 0 \
     "$(sf_server_log s1 | grep -c 'took back node id' || true)"

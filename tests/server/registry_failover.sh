@@ -33,8 +33,10 @@ sf_fake_clock
 sf_new_registry registry
 registry_conf=$SF_REGISTRY_CONF
 ttl_conf="snowflake_id.lease_ttl = '6s'"
+# lease_of NODE_ID [REGISTRY]: the lease's state and its holder's data directory.
 lease_of() {
-    echo "$(sf_registry_lease registry "$1" state) $(sf_registry_lease registry "$1" data_directory)"
+    local reg=${2:-registry}
+    echo "$(sf_registry_lease "$reg" "$1" state) $(sf_registry_lease "$reg" "$1" data_directory)"
 }
 
 # --- promotion of a synchronous standby --------------------------------------
@@ -56,8 +58,7 @@ sf_await_ids 20000 "$client" "$SF_WORK/primary.ids"
 sf_crash primary
 wait "$client" || true
 sf_expect_match "the old primary's lease is still live" "^live $(sf_datadir primary)$" "$(lease_of 11)"
-sf_as_server "$SF_STAGE_BIN/pg_ctl" -D "$(sf_datadir standby)" -w -t 60 promote >/dev/null ||
-    sf_die "pg_ctl promote failed"
+sf_promote standby
 sf_poll standby "SELECT lease_state FROM snowflake_status()" held
 sf_expect_eq "the promoted standby keeps the node id" 11 \
     "$(sf_psql standby -c "SELECT worker_id FROM snowflake_status()")"
@@ -77,8 +78,7 @@ sf_psql split -c "SELECT snowflake_nextval()" >/dev/null
 sf_new_standby split splitstandby "cluster_name = 'splitstandby'"
 sf_start splitstandby || sf_die "splitstandby did not start"
 sf_poll split "SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'" 1
-sf_as_server "$SF_STAGE_BIN/pg_ctl" -D "$(sf_datadir splitstandby)" -w -t 60 promote >/dev/null ||
-    sf_die "pg_ctl promote failed"
+sf_promote splitstandby
 sf_poll splitstandby "SELECT lease_state FROM snowflake_status()" held
 sf_expect_match "the promoted standby took the live lease over" \
     "^live $(sf_datadir splitstandby)$" "$(lease_of 33)"
@@ -154,9 +154,6 @@ sf_expect_above "the restored copy, once it holds the id" "$SF_WORK/original.bef
 # machine and lead2 still resumes well past what a correct clock explains.
 sf_new_registry leadregistry
 lead_conf=("$SF_REGISTRY_CONF" "snowflake_id.lease_ttl = '30s'" "snowflake_id.worker_id = 44")
-lead_lease() {
-    echo "$(sf_registry_lease leadregistry 44 state) $(sf_registry_lease leadregistry 44 data_directory)"
-}
 sf_new leadprimary "${lead_conf[@]}"
 sf_start leadprimary || sf_die "leadprimary did not start"
 sf_psql leadprimary -c "CREATE EXTENSION snowflake_id"
@@ -165,10 +162,9 @@ sf_stream_ids leadprimary "$SF_WORK/leadprimary.ids" 20000
 sf_new_standby leadprimary lead1 "cluster_name = 'lead1'"
 sf_start lead1 || sf_die "lead1 did not start"
 sf_poll leadprimary "SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'" 1
-sf_as_server "$SF_STAGE_BIN/pg_ctl" -D "$(sf_datadir lead1)" -w -t 60 promote >/dev/null ||
-    sf_die "pg_ctl promote of lead1 failed"
+sf_promote lead1
 sf_poll lead1 "SELECT lease_state FROM snowflake_status()" held
-sf_expect_match "lead1 took leadprimary's live lease over" "^live $(sf_datadir lead1)$" "$(lead_lease)"
+sf_expect_match "lead1 took leadprimary's live lease over" "^live $(sf_datadir lead1)$" "$(lease_of 44 leadregistry)"
 sf_expect_match "... and resumes above the bound the registry recorded for leadprimary" \
     'snowflake_id: the generator resumes at .*, above every ID the previous holder of node id 44 can have issued' \
     "$(sf_server_log lead1)"
@@ -186,11 +182,10 @@ lead1_ahead=$(sf_psql lead1 -c "SELECT ahead_of_clock_ms FROM snowflake_status()
 sf_log "ok: lead1 mints $lead1_ahead ms ahead of its clock before the kill"
 sf_crash lead1
 wait "$client" || true
-sf_as_server "$SF_STAGE_BIN/pg_ctl" -D "$(sf_datadir lead2)" -w -t 60 promote >/dev/null ||
-    sf_die "pg_ctl promote of lead2 failed"
+sf_promote lead2
 sf_poll lead2 "SELECT lease_state FROM snowflake_status()" held
 sf_expect_eq "lead2 keeps the node id" 44 "$(sf_psql lead2 -c "SELECT worker_id FROM snowflake_status()")"
-sf_expect_match "the registry shows lead2 as the holder" "^live $(sf_datadir lead2)$" "$(lead_lease)"
+sf_expect_match "the registry shows lead2 as the holder" "^live $(sf_datadir lead2)$" "$(lease_of 44 leadregistry)"
 sf_expect_eq "... on timeline 3" 3 "$(sf_registry_lease leadregistry 44 timeline)"
 sf_stream_ids lead2 "$SF_WORK/lead2.ids" 20000
 sf_expect_above "lead2 after its promotion" "$SF_WORK/leadprimary.ids" "$SF_WORK/lead1.ids" -- \

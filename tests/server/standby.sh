@@ -80,8 +80,7 @@ expect_last_issued primary "its first ID after the crash is its last_issued_at"
 # --- the standby promoted ---------------------------------------------------
 sf_psql primary -c "INSERT INTO t SELECT FROM generate_series(1, 100)"
 sf_stop primary
-sf_as_server "$SF_STAGE_BIN/pg_ctl" -D "$(sf_datadir standby)" -w -t 60 promote >/dev/null ||
-    sf_die "the standby was not promoted"
+sf_promote standby
 # pg_ctl returns once pg_control says so, a moment before sessions see it.
 sf_poll standby "SELECT pg_is_in_recovery()" f
 sf_expect_eq "promoted: no ID issued by this run yet, the generator's clock set" "t|t|t|0" \

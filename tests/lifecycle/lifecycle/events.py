@@ -131,19 +131,6 @@ def crash_loop(sim, rng):
         sim.runs[node.name] = p.run
 
 
-def _poll(server, sql, want, timeout_s, what):
-    """A bounded poll until sql gives want on server."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        rc, out, err = server.sql(sql, timeout=10)
-        if rc == 0 and out.strip() == want:
-            return
-        if time.monotonic() > deadline:
-            raise HarnessError(f"{what}: {sql} gave {out.strip() or err.strip()!r}, not "
-                               f"{want!r}, within {timeout_s} s")
-        time.sleep(config.POLL_PACE_S)
-
-
 def promote(sim, rng):
     """A failover: the node gets a streaming standby (made now, only when the
     event is drawn), synchronous or asynchronous; once it streams and has
@@ -166,18 +153,19 @@ def promote(sim, rng):
     if not ok:
         raise HarnessError(f"{node.name}'s standby did not start: {out}")
     what = f"{node.name}'s {kind} standby"
-    _poll(node, "SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'", "1", 30,
-          what)
+    node.poll("SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'", "1", 30,
+              what, query_timeout_s=10)
     if sync:
         # On the primary alone, set after the copy: the promoted standby
         # must not wait for a standby of its own.
         node.reload_setting("synchronous_standby_names", "*")
-        _poll(node, "SELECT string_agg(sync_state, ',') FROM pg_stat_replication", "sync", 30,
-              what)
+        node.poll("SELECT string_agg(sync_state, ',') FROM pg_stat_replication", "sync", 30,
+                  what, query_timeout_s=10)
     if not sim.clients[node.name].await_calls(calls, 30):
         raise HarnessError(f"client of {node.name} made no progress (promote)")
     lsn = node.sql_ok("SELECT pg_current_wal_lsn()")
-    _poll(standby, f"SELECT pg_last_wal_replay_lsn() >= '{lsn}'::pg_lsn", "t", 30, what)
+    standby.poll(f"SELECT pg_last_wal_replay_lsn() >= '{lsn}'::pg_lsn", "t", 30, what,
+                 query_timeout_s=10)
     crash = _crash(sim, node, True, f"kill -9 of the primary, its {kind} standby streaming")
     node.discard_pid_file()
     # Before the promotion: the promoted server's grant records its own.

@@ -42,6 +42,14 @@ TAKEOVER_LINE = re.compile(r"snowflake_id: the generator resumes at (\S+ \S+), a
                            r"the previous holder of node id (\d+) can have issued")
 
 
+def catch_up_limit(reach_ms, since_ms):
+    """How far ahead of its clock a server may lie since_ms after an event
+    (a crash, a promotion) that left it resuming at most reach_ms ahead:
+    its catch-up clock uses a lead up at half speed at least
+    (docs/durability.md), plus CRASH_LEAD_MARGIN_MS for the probe's tail."""
+    return max(0, reach_ms - since_ms / 2) + config.CRASH_LEAD_MARGIN_MS
+
+
 def utc_ms(text):
     """ms since 1970 of a time as the server's messages write it
     (snowflake::format_utc: 2026-11-26 04:41:31.393Z)."""
@@ -248,7 +256,7 @@ class Prober:
             before = max(before, crash["probe_lead_ms"])
         since = clock - crash["killed_ms"]
         reach = max(0, before) + config.MAX_CLOCK_DRIFT_MS + config.RESERVATION_WINDOW_MS
-        limit = max(0, reach - since / 2) + config.CRASH_LEAD_MARGIN_MS
+        limit = catch_up_limit(reach, since)
         self.note(f"{what}: first ID {lead:.0f} ms ahead of its clock, {since:.0f} ms after "
                   f"the crash (lead at the crash {before:.0f} ms); allowed {limit:.0f} ms")
         if lead > limit:
@@ -376,7 +384,7 @@ class Prober:
         reach = (config.MAX_CLOCK_DRIFT_MS + stepped
                  + max(config.LEASE_TTL_MS, held + config.LEASE_TTL_MS // 2,
                        held + config.RESERVATION_WINDOW_MS))
-        limit = max(0, reach - since / 2) + config.CRASH_LEAD_MARGIN_MS
+        limit = catch_up_limit(reach, since)
         self.note(f"{what}: first ID {lead:.0f} ms ahead of its clock, {since:.0f} ms after "
                   f"the kill (lead at the kill {before:.0f} ms); allowed {limit:.0f} ms")
         if lead > limit:

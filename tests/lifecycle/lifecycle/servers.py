@@ -115,6 +115,18 @@ class PgServer:
             raise HarnessError(f"{self.dir}: {commands}: {err.strip()}")
         return out.strip()
 
+    def poll(self, sql, want, timeout_s, what, query_timeout_s=config.PSQL_TIMEOUT_S):
+        """A bounded poll until sql gives want on this server."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            rc, out, err = self.sql(sql, timeout=query_timeout_s)
+            if rc == 0 and out.strip() == want:
+                return
+            if time.monotonic() > deadline:
+                raise HarnessError(f"{what}: {sql} gave {out.strip() or err.strip()!r}, not "
+                                   f"{want!r}, within {timeout_s} s")
+            time.sleep(config.POLL_PACE_S)
+
     def stop_if_running(self):
         if self.running():
             pm = self.postmaster_pid()
@@ -232,14 +244,7 @@ class Node(PgServer):
         """ALTER SYSTEM SET + pg_reload_conf, then a bounded poll until a new
         session sees it."""
         self.sql_ok(f"ALTER SYSTEM SET {name} = '{value}'", "SELECT pg_reload_conf()")
-        deadline = time.monotonic() + 10
-        while True:
-            rc, out, _ = self.sql(f"SHOW {name}")
-            if rc == 0 and out.strip() == value:
-                return
-            if time.monotonic() > deadline:
-                raise HarnessError(f"{self.name}: {name} did not become {value} (last {out!r})")
-            time.sleep(config.POLL_PACE_S)
+        self.poll(f"SHOW {name}", value, 10, f"{self.name}: {name} after the reload")
 
 
 class PgRegistry(PgServer):
