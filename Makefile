@@ -20,8 +20,9 @@
 #   make bench-type the snowflake column type against a bigint key (bench/type-cost)
 #   make bench-time a snowflake compared with a time against the hand-written
 #                   boundary form on 10 M rows (bench/time-compare)
-#   make bench-wait one session against the layout's ceiling with max_clock_drift = 0:
-#                   the generator's wait for the next millisecond (bench/ms-wait)
+#   make bench-wait one session against the layout's ceiling with max_clock_drift = 0,
+#                   at 6 to 12 sequence bits: the generator's wait for the next
+#                   millisecond (bench/ms-wait)
 #   make format     clang-format every C++ file in place
 #   make check-format  the C++ formatted (clang-format), the shell scripts
 #                   clean (shellcheck, tools/check-shell)
@@ -40,9 +41,9 @@ MODULE_big = snowflake_id
 # update chain, with which ALTER EXTENSION UPDATE updates an older install and
 # CREATE EXTENSION ... VERSION installs an older version (1.0, then each
 # update script up to it: PostgreSQL 10 and later need no full script for it).
-DATA = snowflake_id--1.5.sql snowflake_id--1.0.sql snowflake_id--1.0--1.1.sql \
+DATA = snowflake_id--1.6.sql snowflake_id--1.0.sql snowflake_id--1.0--1.1.sql \
 	snowflake_id--1.1--1.2.sql snowflake_id--1.2--1.3.sql snowflake_id--1.3--1.4.sql \
-	snowflake_id--1.4--1.5.sql
+	snowflake_id--1.4--1.5.sql snowflake_id--1.5--1.6.sql
 PGFILEDESC = "snowflake_id - Snowflake IDs generated inside PostgreSQL"
 
 # `make installcheck`: the pg_regress suites that need a preloaded server
@@ -51,7 +52,7 @@ PGFILEDESC = "snowflake_id - Snowflake IDs generated inside PostgreSQL"
 # as contrib's pg_stat_statements does. tests/server/regress.sh runs this,
 # and the suites that need other settings.
 REGRESS = snowflake_functions snowflake_errors snowflake_toolkit snowflake_partitioning \
-	snowflake_registry snowflake_type snowflake_upgrade snowflake_search_path \
+	snowflake_registry snowflake_type snowflake_upgrade snowflake_schema snowflake_search_path \
 	snowflake_time snowflake_adopt snowflake_date_bin \
 	snowflake_public
 REGRESS_OPTS = --temp-instance=tmp_check --temp-config=$(srcdir)/tests/installcheck.conf

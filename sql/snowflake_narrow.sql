@@ -10,7 +10,7 @@ CREATE TEMP TABLE block AS SELECT row_number() OVER () AS i, id FROM snowflake_n
 SELECT bool_and(CASE WHEN (a.id & 15) = 15 THEN b.id = a.id - 15 + (1::bigint << 14)
                      ELSE b.id = a.id + 1 END) AS consecutive
 FROM block a JOIN block b ON b.i = a.i + 1;
-SELECT sequence_bits, timestamp_bits, errors >= 1 AS counted_error FROM snowflake_status;
+SELECT sequence_bits, timestamp_bits, errors >= 1 AS counted_error FROM snowflake_status();
 -- Comparisons with a time on this layout (14 bits below the millisecond,
 -- the time field capped at 9999-12-31): each agrees with the ID's time,
 -- through the planner's rewrite (constants and columns) and the

@@ -22,9 +22,9 @@ SELECT snowflake_public(912291816210986656, '\x000102030405060708090a0b0c0d0e0f'
 SET snowflake_id.public_key = '000102030405060708090a0b0c0d0e0f';
 SELECT snowflake_public(912291816210986656);
 RESET snowflake_id.public_key;
--- Blocks and the status view need the shared memory.
+-- Blocks and the status need the shared memory.
 SELECT snowflake_nextval(3);
-SELECT * FROM snowflake_status;
+SELECT * FROM snowflake_status();
 DO $$
 BEGIN
     PERFORM snowflake_nextval();

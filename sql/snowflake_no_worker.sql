@@ -15,4 +15,4 @@ END $$;
 -- Blocks refuse the same way; the status view shows the missing worker id.
 SELECT snowflake_nextval(3);
 SELECT worker_id IS NULL AS worker_unset, datacenter_id, ids_issued, errors >= 2 AS counted_errors
-FROM snowflake_status;
+FROM snowflake_status();

@@ -20,8 +20,9 @@ EXCEPTION WHEN OTHERS THEN
     RETURN QUERY VALUES ('sqlstate', state), ('message', msg), ('detail', detail), ('hint', hint);
 END $$;
 
--- The tables, as servers of every version read and write them.
-SELECT table_name, column_name, data_type, is_nullable
+-- The tables, as servers of every version read and write them, in the
+-- schema snowflake_id (1.6).
+SELECT table_schema, table_name, column_name, data_type, is_nullable
 FROM information_schema.columns
 WHERE table_name IN ('snowflake_registry_layout', 'snowflake_registry_lease')
 ORDER BY table_name, ordinal_position;
@@ -29,10 +30,10 @@ ORDER BY table_name, ordinal_position;
 -- A registry's records, as servers write them: the layout of the first
 -- grant (1 datacenter and 2 worker bits); a live lease, an expired one and
 -- a released one.
-INSERT INTO snowflake_registry_layout VALUES
+INSERT INTO snowflake_id.snowflake_registry_layout VALUES
     (true, 1, 2, 12, 1577836800000, '2026-01-01 00:00:00.123+00',
      'hosta:5432, data directory /data/a, system identifier 7001');
-INSERT INTO snowflake_registry_lease VALUES
+INSERT INTO snowflake_id.snowflake_registry_lease VALUES
     (6, 3, 7001, 101, 'hosta', 5432, '/data/a', 1, 1000, clock_timestamp(), clock_timestamp(),
      clock_timestamp() + interval '1 h', NULL, 1767225600000),
     (7, 1, 7002, 102, 'hostb', 5432, '/data/b', 2, 0, '2026-01-01', '2026-01-01',
@@ -43,7 +44,7 @@ INSERT INTO snowflake_registry_lease VALUES
 -- holder and layout as the servers' messages name them.
 SELECT node_id, datacenter_id, worker_id, state, holder, holder_timeline, fence,
        reserved_until, layout
-FROM snowflake_registry_leases ORDER BY node_id;
+FROM snowflake_id.snowflake_registry_leases ORDER BY node_id;
 
 -- A server before 1.5 calls the leasing functions of 1.3 and 1.4, as its
 -- worker did (their signatures are unchanged); each refuses, naming the
@@ -56,7 +57,7 @@ SELECT * FROM pg_temp.try($$SELECT * FROM snowflake_registry_switch(6, 3, 101, 5
     'hosta', 5432, '/data/a', 1, 1000, 60000, 0, 0)$$);
 -- ... and none of them changed a record.
 SELECT node_id, fence, holder_instance, reserved_until_ms, released_at IS NOT NULL AS released
-FROM snowflake_registry_lease ORDER BY node_id;
+FROM snowflake_id.snowflake_registry_lease ORDER BY node_id;
 -- The rules' SQL helpers of 1.3 and 1.4 are gone.
 SELECT proname FROM pg_proc
 WHERE proname IN ('snowflake_registry_is_live', 'snowflake_registry_may_take');
@@ -67,9 +68,9 @@ CREATE ROLE sf_registry_stranger;
 SET ROLE sf_registry_stranger;
 SELECT snowflake_registry_release(0, 1, 1, 0);
 SELECT * FROM snowflake_registry_switch(0, 1, 1, 0, 1, 'h', 1, '/d', 1, 0, 1, 0, 0);
-SELECT count(*) FROM snowflake_registry_lease;
+SELECT count(*) FROM snowflake_id.snowflake_registry_lease;
 BEGIN;
-LOCK TABLE snowflake_registry_lease IN SHARE ROW EXCLUSIVE MODE;
+LOCK TABLE snowflake_id.snowflake_registry_lease IN SHARE ROW EXCLUSIVE MODE;
 ROLLBACK;
 RESET ROLE;
 -- The registry role of the README (SELECT, INSERT, UPDATE on the two
@@ -78,15 +79,16 @@ RESET ROLE;
 -- tables' ACL written out, unlike a fresh install's (snowflake_upgrade).
 BEGIN;
 CREATE ROLE sf_registry_role;
-GRANT SELECT, INSERT, UPDATE ON snowflake_registry_lease, snowflake_registry_layout
+GRANT SELECT, INSERT, UPDATE
+    ON snowflake_id.snowflake_registry_lease, snowflake_id.snowflake_registry_layout
     TO sf_registry_role;
 SET ROLE sf_registry_role;
-LOCK TABLE snowflake_registry_lease IN SHARE ROW EXCLUSIVE MODE;
-INSERT INTO snowflake_registry_lease VALUES
+LOCK TABLE snowflake_id.snowflake_registry_lease IN SHARE ROW EXCLUSIVE MODE;
+INSERT INTO snowflake_id.snowflake_registry_lease VALUES
     (0, 1, 7004, 104, 'hostd', 5432, '/data/d', 1, 0, now(), now(), now(), NULL, 0)
 ON CONFLICT (node_id) DO UPDATE SET fence = EXCLUDED.fence;
-UPDATE snowflake_registry_layout SET recorded_by = recorded_by;
-SELECT count(*) AS leases FROM snowflake_registry_lease;
+UPDATE snowflake_id.snowflake_registry_layout SET recorded_by = recorded_by;
+SELECT count(*) AS leases FROM snowflake_id.snowflake_registry_lease;
 ROLLBACK;
 DROP ROLE sf_registry_stranger;
-TRUNCATE snowflake_registry_lease, snowflake_registry_layout;
+TRUNCATE snowflake_id.snowflake_registry_lease, snowflake_id.snowflake_registry_layout;

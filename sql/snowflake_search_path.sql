@@ -19,13 +19,15 @@ GRANT EXECUTE ON FUNCTION
     snowflake_registry_release(integer, bigint, bigint, bigint),
     snowflake_registry_switch(integer, bigint, bigint, bigint, numeric, text, integer, text, integer, bigint, bigint, bigint, bigint)
     TO sf_sp_lessee;
-GRANT SELECT, INSERT, UPDATE ON snowflake_registry_lease, snowflake_registry_layout TO sf_sp_lessee;
-GRANT SELECT ON snowflake_registry_leases TO sf_sp_lessee;
+GRANT SELECT, INSERT, UPDATE
+    ON snowflake_id.snowflake_registry_lease, snowflake_id.snowflake_registry_layout
+    TO sf_sp_lessee;
+GRANT SELECT ON snowflake_id.snowflake_registry_leases TO sf_sp_lessee;
 CREATE SCHEMA sf_sp_evil AUTHORIZATION sf_sp_mallory;
 -- Look-alike tables, made by copying the real ones (which the ordinary
 -- role may not read), then handed to it.
-CREATE TABLE sf_sp_evil.snowflake_registry_layout (LIKE public.snowflake_registry_layout);
-CREATE TABLE sf_sp_evil.snowflake_registry_lease (LIKE public.snowflake_registry_lease);
+CREATE TABLE sf_sp_evil.snowflake_registry_layout (LIKE snowflake_id.snowflake_registry_layout);
+CREATE TABLE sf_sp_evil.snowflake_registry_lease (LIKE snowflake_id.snowflake_registry_lease);
 ALTER TABLE sf_sp_evil.snowflake_registry_layout OWNER TO sf_sp_mallory;
 ALTER TABLE sf_sp_evil.snowflake_registry_lease OWNER TO sf_sp_mallory;
 
@@ -69,9 +71,9 @@ CREATE OPERATOR sf_sp_evil.<< (LEFTARG = integer, RIGHTARG = integer, FUNCTION =
 RESET ROLE;
 
 -- A lease, as a server writes it.
-INSERT INTO public.snowflake_registry_layout VALUES
+INSERT INTO snowflake_id.snowflake_registry_layout VALUES
     (true, 0, 2, 12, 1577836800000, '2026-01-01', 'hosta:5432, data directory /data/a, system identifier 7001');
-INSERT INTO public.snowflake_registry_lease VALUES
+INSERT INTO snowflake_id.snowflake_registry_lease VALUES
     (1, 1, 7001, 101, 'hosta', 5432, '/data/a', 1, 1000, '2026-01-01', '2026-01-01',
      'infinity', NULL, 1767225600000);
 
@@ -99,7 +101,7 @@ SELECT pg_temp.message($$SELECT public.snowflake_registry_release(1, 1, 101, 700
 SELECT pg_temp.message($$SELECT * FROM public.snowflake_registry_switch(
     1, 1, 101, 6000, 7001, 'hosta', 5432, '/data/a', 1, 1000, 60000, 10000, 9000)$$);
 -- The view, with the extension's texts.
-SELECT node_id, worker_id, state, holder, layout FROM public.snowflake_registry_leases;
+SELECT node_id, worker_id, state, holder, layout FROM snowflake_id.snowflake_registry_leases;
 RESET search_path;
 RESET ROLE;
 
@@ -117,7 +119,7 @@ INSERT INTO pg_temp.pg_extension VALUES ('snowflake_id', '0.0-mallory');
 SELECT pg_temp.message($$SELECT public.snowflake_registry_renew(1, 1, 101, 5000, 60000)$$);
 DROP TABLE pg_temp.pg_extension;
 RESET ROLE;
-TRUNCATE public.snowflake_registry_lease, public.snowflake_registry_layout;
+TRUNCATE snowflake_id.snowflake_registry_lease, snowflake_id.snowflake_registry_layout;
 
 -- Every SQL and PL/pgSQL function of the extension pins its search_path.
 SELECT p.proname, p.proconfig
@@ -129,8 +131,8 @@ WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
 ORDER BY p.proname;
 
 DROP SCHEMA sf_sp_evil CASCADE;
-REVOKE ALL ON snowflake_registry_lease, snowflake_registry_layout, snowflake_registry_leases
-    FROM sf_sp_lessee;
+REVOKE ALL ON snowflake_id.snowflake_registry_lease, snowflake_id.snowflake_registry_layout,
+    snowflake_id.snowflake_registry_leases FROM sf_sp_lessee;
 REVOKE ALL ON FUNCTION
     snowflake_registry_acquire(integer, integer, bigint, numeric, bigint, text, integer, text, integer, integer, integer, integer, bigint, bigint, bigint, bigint),
     snowflake_registry_renew(integer, bigint, bigint, bigint, bigint),

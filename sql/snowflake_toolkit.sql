@@ -194,19 +194,19 @@ SELECT objectid_timestamp(repeat('ab', 40));
 ------------------------------------------------------------------------------
 -- snowflake_status: counters move with what this session does (the
 -- regression tests run alone on this server).
-CREATE TEMP TABLE before AS SELECT * FROM snowflake_status;
+CREATE TEMP TABLE before AS SELECT * FROM snowflake_status();
 SELECT count(*) FROM snowflake_nextval(5);
 SELECT snowflake_nextval() > 0 AS issued;
 SELECT snowflake_nextval(0);
-CREATE TEMP TABLE after AS SELECT * FROM snowflake_status;
+CREATE TEMP TABLE after AS SELECT * FROM snowflake_status();
 SELECT a.ids_issued - b.ids_issued AS ids_issued, a.errors - b.errors AS errors,
        a.clock_backwards - b.clock_backwards AS clock_backwards
 FROM before b, after a;
 -- A block spanning milliseconds borrowed at least one ahead of the clock.
-CREATE TEMP TABLE before_block AS SELECT * FROM snowflake_status;
+CREATE TEMP TABLE before_block AS SELECT * FROM snowflake_status();
 SELECT count(*) FROM snowflake_nextval(100000);
 SELECT a.sequence_exhausted > b.sequence_exhausted AS sequence_ran_out
-FROM before_block b, snowflake_status a;
+FROM before_block b, snowflake_status() a;
 -- The rest of the row.
 SELECT worker_id, datacenter_id, timestamp_bits, datacenter_bits, worker_bits, sequence_bits,
        epoch, layout_ends_at, catching_up,
@@ -214,14 +214,15 @@ SELECT worker_id, datacenter_id, timestamp_bits, datacenter_bits, worker_bits, s
        last_issued_at <= clock_timestamp() + interval '1 second' AS within_drift,
        ahead_of_clock_ms BETWEEN 0 AND 1000 AS ahead_within_drift,
        reserved_until >= last_issued_at AS reserved_ahead
-FROM snowflake_status;
+FROM snowflake_status();
 CREATE TEMP TABLE newest AS SELECT snowflake_nextval() AS id;
 SELECT s.last_issued_at = snowflake_timestamp(id) AS last_issued_matches
-FROM newest, snowflake_status s;
--- Any role can read the status, as the view and as the function.
+FROM newest, snowflake_status() s;
+-- Any role can read the status, as the view (in the schema snowflake_id,
+-- 1.6) and as the function.
 CREATE ROLE sf_status_reader;
 SET ROLE sf_status_reader;
-SELECT count(*) AS view_rows FROM snowflake_status;
+SELECT count(*) AS view_rows FROM snowflake_id.snowflake_status;
 SELECT (snowflake_status()).sequence_bits AS function_reads;
 RESET ROLE;
 DROP ROLE sf_status_reader;

@@ -11,9 +11,11 @@ SELECT pg_describe_object(d.classid, d.objid, 0) AS object,
                 || pg_get_function_result(p.oid) || coalesce(p.proconfig::text, ''),
                 '') AS properties,
        obj_description(d.objid, d.classid::regclass::name) AS comment,
-       (SELECT array_agg(a ORDER BY a::text) FROM unnest(coalesce(p.proacl, c.relacl)) a) AS acl
+       (SELECT array_agg(a ORDER BY a::text)
+        FROM unnest(coalesce(p.proacl, c.relacl, n.nspacl)) a) AS acl
 FROM pg_depend d LEFT JOIN pg_proc p ON d.classid = 'pg_proc'::regclass AND p.oid = d.objid
      LEFT JOIN pg_class c ON d.classid = 'pg_class'::regclass AND c.oid = d.objid
+     LEFT JOIN pg_namespace n ON d.classid = 'pg_namespace'::regclass AND n.oid = d.objid
 WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
   AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'snowflake_id')
   -- PostgreSQL 17 and later also list the row types of the extension's
@@ -39,7 +41,7 @@ WHERE e.family IN (SELECT d.objid FROM pg_depend d
                                        WHERE extname = 'snowflake_id'));
 -- Every object of the extension has a description (psql's \df+, \do+, \dC+,
 -- \dT+, \dt+ and \dd show them). No rows: each row names an object without
--- one, which needs a COMMENT in snowflake_id--1.5.sql and, for an update, in
+-- one, which needs a COMMENT in snowflake_id--1.6.sql and, for an update, in
 -- the update script.
 CREATE TEMP VIEW undescribed AS
 SELECT pg_describe_object(d.classid, d.objid, 0) AS undescribed
@@ -80,12 +82,14 @@ SELECT snowflake_timestamp(175928847299117063, 'discord');
 
 -- The extension can be installed into a schema of its own, the placement
 -- the README recommends. It is not relocatable (1.5): the registry's
--- functions pin their search_path to its schema.
+-- functions pin their search_path to its schema. Its tables and views go
+-- into the schema snowflake_id all the same (1.6).
 DROP EXTENSION snowflake_id;
 CREATE SCHEMA sf_ids;
 CREATE EXTENSION snowflake_id SCHEMA sf_ids;
 SELECT sf_ids.snowflake_timestamp(175928847299117063, 'discord');
-SELECT count(*) AS status_rows FROM sf_ids.snowflake_status;
+SELECT count(*) AS status_rows FROM sf_ids.snowflake_status();
+SELECT count(*) AS view_rows FROM snowflake_id.snowflake_status;
 SELECT sf_ids.snowflake_nextval() > 0 AS issued;
 SELECT proname, proconfig FROM pg_proc
 WHERE proname = 'snowflake_registry_renew' AND pronamespace = 'sf_ids'::regnamespace;
@@ -96,7 +100,8 @@ DROP EXTENSION snowflake_id;
 -- EXTENSION SET SCHEMA: 1.4's control file said relocatable, which the
 -- catalog flag stands in for here. The update pins the functions to the
 -- schema the extension is in now, and its registry's functions and view
--- work from there with a search_path that does not name that schema.
+-- work from there with a search_path that does not name that schema. The
+-- update to 1.6 moves the tables and views from there into snowflake_id.
 CREATE EXTENSION snowflake_id VERSION '1.4';
 UPDATE pg_extension SET extrelocatable = true WHERE extname = 'snowflake_id';
 ALTER EXTENSION snowflake_id SET SCHEMA sf_ids;
@@ -107,9 +112,9 @@ SELECT * FROM undescribed;
 SELECT p.proname, p.proconfig FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
 WHERE p.pronamespace = 'sf_ids'::regnamespace AND l.lanname IN ('sql', 'plpgsql')
 ORDER BY p.proname;
-INSERT INTO sf_ids.snowflake_registry_layout VALUES
+INSERT INTO snowflake_id.snowflake_registry_layout VALUES
     (true, 0, 2, 12, 1577836800000, '2026-01-01', 'hosta:5432, data directory /data/a, system identifier 7001');
-INSERT INTO sf_ids.snowflake_registry_lease VALUES
+INSERT INTO snowflake_id.snowflake_registry_lease VALUES
     (0, 1, 7001, 101, 'hosta', 5432, '/data/a', 1, 1000, '2026-01-01', '2026-01-01',
      'infinity', NULL, 5000);
 SET search_path = pg_catalog;
@@ -120,7 +125,7 @@ BEGIN
 EXCEPTION WHEN feature_not_supported THEN
     RAISE NOTICE '%', SQLERRM;
 END $$;
-SELECT node_id, state, holder, layout FROM sf_ids.snowflake_registry_leases;
+SELECT node_id, state, holder, layout FROM snowflake_id.snowflake_registry_leases;
 RESET search_path;
 DROP EXTENSION snowflake_id;
 DROP SCHEMA sf_ids;

@@ -69,5 +69,5 @@ SELECT objectid_generate() AS new_objectid,
        objectid_timestamp('5c4a7fcc0ed0240001a79289') AS published_example_time;
 -- What the generator is doing.
 \x on
-SELECT * FROM snowflake_status;
+SELECT * FROM snowflake_status();
 \x off

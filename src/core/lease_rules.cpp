@@ -367,9 +367,22 @@ RuleOutcome decide_acquire(const LeaseRequest &request, const RegistryView &view
         set_detail(err, "It is held by %s, whose lease runs until %s; this server is %s.",
                    holder_of(*lease).c_str(), registry_time_text(lease->expires_at_ms).c_str(),
                    me.c_str());
-        set_hint(err,
-                 "Give every server its own snowflake_id.worker_id, or set it to 'auto'. A server "
-                 "that was stopped without a clean shutdown frees its id when its lease expires.");
+        if (lease->holder_system_id == request.holder.system_id &&
+            lease->holder_timeline > request.holder.timeline) {
+            // Its own standby, promoted: no other server to tell apart, and
+            // waiting for an expiry would not help (the new primary renews).
+            set_hint(err,
+                     "A standby of this server was promoted (timeline %d) and took node id %" PRId64
+                     " over: this server is an old primary and gets no node id while the new "
+                     "one holds it. Stop it, or make it a standby of the new primary "
+                     "(pg_rewind).",
+                     lease->holder_timeline, target);
+        } else {
+            set_hint(err,
+                     "Give every server its own snowflake_id.worker_id, or set it to 'auto'. "
+                     "A server that was stopped without a clean shutdown frees its id when "
+                     "its lease expires.");
+        }
         return RuleOutcome::refused;
     }
     // The layout is recorded with the first grant, not by a refused request.

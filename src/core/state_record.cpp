@@ -139,8 +139,12 @@ uint32_t boot_fingerprint(const char *boot_id, size_t length) {
     return folded == 0 ? 1 : folded;
 }
 
+uint32_t boot_of(uint64_t run_id) {
+    return static_cast<uint32_t>(run_id >> (64 - kBootBits));
+}
+
 bool run_in_boot(uint64_t run_id, uint32_t fingerprint) {
-    return fingerprint != 0 && (run_id >> (64 - kBootBits)) == fingerprint;
+    return fingerprint != 0 && boot_of(run_id) == fingerprint;
 }
 
 bool layout_of(const StateRecord &record, Layout *layout, Error *err) {

@@ -110,6 +110,8 @@ uint64_t run_id_for(uint32_t boot_fingerprint, uint64_t random);
 // The fingerprint of a boot id's text (Linux: /proc/sys/kernel/random/boot_id);
 // never 0, which stands for "unknown".
 uint32_t boot_fingerprint(const char *boot_id, size_t length);
+// The fingerprint of the boot the run run_id started in (0: unknown).
+uint32_t boot_of(uint64_t run_id);
 // Whether the run that wrote run_id started in the boot `fingerprint` names;
 // false where either is unknown.
 bool run_in_boot(uint64_t run_id, uint32_t fingerprint);

@@ -104,8 +104,7 @@ bool record_closes_crash(const snowflake::StateRecord &record,
                          const snowflake::LastShutdown &shutdown, uint64_t run_id) {
     return shutdown.crashed_primary && record.lease_held && record.system_id != 0 &&
            record.system_id == shutdown.system_id &&
-           snowflake::run_in_boot(record.run_id,
-                                  static_cast<uint32_t>(run_id >> (64 - snowflake::kBootBits))) &&
+           snowflake::run_in_boot(record.run_id, snowflake::boot_of(run_id)) &&
            !data_directory_has(BACKUP_LABEL_FILE) && !data_directory_has(RECOVERY_SIGNAL_FILE) &&
            !data_directory_has(STANDBY_SIGNAL_FILE);
 }

@@ -2,7 +2,7 @@
 // JSON form is a string (PostgreSQL writes a type it does not know as a
 // number through its output function, quoted), so that IDs above 2^53
 // survive JavaScript. Comparison, hashing, output and binary send are
-// bigint's own functions (snowflake_id--1.5.sql); what differs is here: the
+// bigint's own functions (snowflake_id--1.6.sql); what differs is here: the
 // input, text or binary, refuses negative values, and the cast from bigint
 // checks the same. With numeric, which has no operators with bigint (bigint
 // meets numeric through its implicit cast, which snowflake cannot have

@@ -353,6 +353,13 @@ sf_new_standby() {
     sf_conf "$name" "unix_socket_directories = '$dir'" "hot_standby = on" "$@"
 }
 
+# sf_promote NAME: pg_ctl promote of the standby NAME, waiting until it
+# accepts writes; the suite dies if it is not promoted.
+sf_promote() {
+    sf_as_server "$SF_STAGE_BIN/pg_ctl" -D "$(sf_datadir "$1")" -w -t 60 promote >/dev/null ||
+        sf_die "pg_ctl promote of $1 failed"
+}
+
 # sf_copy_backup PRIMARY NAME: what pg_basebackup -R -X stream does, by hand.
 # The files are copied between pg_backup_start and pg_backup_stop in one
 # session, whose label goes into the copy as backup_label; then the WAL up to
@@ -476,12 +483,15 @@ sf_registry_lease() {
         return
     fi
     case $field in
-    state) sf_psql "$name" -c "SELECT state FROM snowflake_registry_leases WHERE node_id = $node" ;;
+    state)
+        sf_psql "$name" -c "SELECT state FROM snowflake_id.snowflake_registry_leases
+                            WHERE node_id = $node" ;;
     data_directory | timeline)
-        sf_psql "$name" -c "SELECT holder_$field FROM snowflake_registry_lease
+        sf_psql "$name" -c "SELECT holder_$field FROM snowflake_id.snowflake_registry_lease
                             WHERE node_id = $node" ;;
     fence | reserved_until_ms)
-        sf_psql "$name" -c "SELECT $field FROM snowflake_registry_lease WHERE node_id = $node" ;;
+        sf_psql "$name" -c "SELECT $field FROM snowflake_id.snowflake_registry_lease
+                            WHERE node_id = $node" ;;
     *) sf_die "sf_registry_lease: no field $field" ;;
     esac
 }
@@ -496,7 +506,7 @@ sf_registry_states() {
         done | tr '\n' ' ' | sed 's/ $//'
     else
         sf_psql "$1" -c "SELECT string_agg(state, ' ' ORDER BY node_id)
-                         FROM snowflake_registry_leases"
+                         FROM snowflake_id.snowflake_registry_leases"
     fi
 }
 
@@ -576,8 +586,11 @@ sf_crash() {
     # the kill.
     # shellcheck disable=SC2086
     kill -9 "$pm" $kids 2>/dev/null || true
+    # Until each is gone (reaped: a killed postmaster lingers as a zombie
+    # for seconds where init reaps slowly), polled at a pace that leaves the
+    # CPU to the rest of the machine.
     for pid in $kids $pm; do
-        while kill -0 "$pid" 2>/dev/null; do :; done
+        while kill -0 "$pid" 2>/dev/null; do sleep 0.01; done
     done
 }
 

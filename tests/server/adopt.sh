@@ -15,9 +15,10 @@
 #    with a foreign key pointing at it; an identity converted to the
 #    snowflake type, with a bigint foreign key pointing at it; a bigserial
 #    whose sequence was dropped) dumps with pg_dump and restores with psql
-#    into a new database without an error: the same rows, defaults, types
-#    and valid foreign keys; inserts there mint IDs above the old values,
-#    and the foreign keys are enforced.
+#    into a new database without an error (the dump leaves the schema
+#    snowflake_id, the extension's, to CREATE EXTENSION): the same rows,
+#    defaults, types and valid foreign keys; inserts there mint IDs above
+#    the old values, and the foreign keys are enforced.
 # Runs on the system's PostgreSQL only (tests/all-versions leaves it out):
 # the servers tools/fetch-pg assembles have no pg_dump of their own, and
 # an older pg_dump refuses a newer server.
@@ -187,6 +188,8 @@ sf_psql s -c "CREATE DATABASE shop2"
 shop shop2 -v ON_ERROR_STOP=1 -f "$SF_WORK/shop.sql" >"$SF_WORK/restore.out" 2>&1 ||
     { cat "$SF_WORK/restore.out" >&2; sf_die "the dump did not restore"; }
 sf_log "ok: the dump restores into a new database without an error"
+sf_expect_eq "the dump leaves the extension's schema snowflake_id to CREATE EXTENSION" 0 \
+    "$(grep -c 'CREATE SCHEMA snowflake_id' "$SF_WORK/shop.sql" || true)"
 sf_expect_eq "the restored database has the same columns, defaults, constraints and sequences" \
     "$before_state" "$(shop shop2 -c "$state")"
 sf_expect_eq "... and the same rows" "$before_rows" "$(shop shop2 -c "$rows")"

@@ -48,7 +48,7 @@ citus_node() { # NAME PRELOAD [CONF_LINE...]
     sf_new "$name" preload=no "shared_preload_libraries = '$preload'" \
         "citus.shard_count = $shards" "citus.local_hostname = '$(sf_sockdir "$name")'" "$@"
 }
-node_of() { sf_psql "$1" -c "SELECT worker_id FROM snowflake_status"; }
+node_of() { sf_psql "$1" -c "SELECT worker_id FROM snowflake_status()"; }
 set_preload() { sf_conf "$1" "shared_preload_libraries = '$2'"; }
 
 # --- a cluster with static ids, the extension at 1.4 -------------------------
@@ -215,7 +215,7 @@ sf_psql old -c "CREATE EXTENSION snowflake_id"
 sf_stream_ids old "$SF_WORK/old.ids" 1000
 # Its last ID's time, as the docs say to read it.
 old_last_ms=$(sf_psql old -c "SELECT (extract(epoch FROM last_issued_at) * 1000)::bigint
-                              FROM snowflake_status")
+                              FROM snowflake_status()")
 sf_stop old
 
 # --- static ids to a registry, without the procedure -------------------------
@@ -231,7 +231,7 @@ sf_new late "snowflake_id.worker_id = 'auto'" "$ttl_conf" \
     "snowflake_id.registry = 'host=$(sf_sockdir coord) port=$SF_PORT user=postgres dbname=naive'"
 sf_start late || sf_die "late did not start"
 sf_psql late -c "CREATE EXTENSION snowflake_id"
-sf_poll late "SELECT lease_state FROM snowflake_status" held
+sf_poll late "SELECT lease_state FROM snowflake_status()" held
 sf_expect_eq "without the procedure, the registry hands out id 0, which minted statically" \
     "0 0" "$(node_of late) $(sf_psql coord -c "SELECT (snowflake_decode(snowflake_nextval())).worker_id")"
 sf_stop late
@@ -260,18 +260,18 @@ sf_expect_eq "the retired server's last_issued_at is the time of its last ID" "$
         SELECT max((extract(epoch FROM snowflake_timestamp(id)) * 1000)::bigint) FROM old_ids")"
 sf_expect_eq "the retired id's bound lies above its last ID plus its max_clock_drift plus 1 s" t \
     "$(sf_psql coord -c "SELECT reserved_until_ms > $old_last_ms + $old_drift_ms + 1000
-                         FROM snowflake_registry_lease WHERE node_id = 3 AND released_at IS NOT NULL")"
+                         FROM snowflake_id.snowflake_registry_lease WHERE node_id = 3 AND released_at IS NOT NULL")"
 # An id with a row already, its bound below the retired server's IDs (leased
 # once, long ago, or retired with too small a margin): raised, and marked
 # released if it had only expired.
 for how in "released_at = clock_timestamp() - interval '1 day'" \
     "released_at = NULL, expires_at = clock_timestamp() - interval '1 day'"; do
-    sf_psql coord -c "UPDATE snowflake_registry_lease SET reserved_until_ms = 1, $how
+    sf_psql coord -c "UPDATE snowflake_id.snowflake_registry_lease SET reserved_until_ms = 1, $how
                       WHERE node_id = 3"
     sf_expect_eq "the block raises a lower bound recorded already ($how)" "1 t t" \
         "$(retire 3) $(sf_psql coord -c "SELECT reserved_until_ms > $old_last_ms + $old_drift_ms + 1000
                                          AND released_at IS NOT NULL, fence = 1
-                                         FROM snowflake_registry_lease WHERE node_id = 3" | tr '|' ' ')"
+                                         FROM snowflake_id.snowflake_registry_lease WHERE node_id = 3" | tr '|' ' ')"
 done
 # 2. Every running server, restarted with the registry and its static id: the
 #    registry records a live lease of each.
@@ -280,20 +280,20 @@ for n in coord w1 w2; do
     sf_stop "$n"
     sf_start "$n" || sf_die "$n did not restart with the registry"
 done
-for n in coord w1 w2; do sf_poll "$n" "SELECT lease_state FROM snowflake_status" held; done
+for n in coord w1 w2; do sf_poll "$n" "SELECT lease_state FROM snowflake_status()" held; done
 sf_expect_eq "the registry holds the three static ids live and the retired one released" \
     "0:live 1:live 2:live 3:released" \
     "$(sf_psql coord -c "SELECT string_agg(node_id || ':' || state, ' ' ORDER BY node_id)
-                         FROM snowflake_registry_leases")"
+                         FROM snowflake_id.snowflake_registry_leases")"
 # The block on an id a running server holds: it writes nothing.
 live_before=$(sf_psql coord -c "SELECT fence || ' ' || holder_instance || ' ' || holder_max_clock_drift_ms
-                                FROM snowflake_registry_lease WHERE node_id = 1")
+                                FROM snowflake_id.snowflake_registry_lease WHERE node_id = 1")
 sf_expect_eq "the block leaves a live lease alone" "0" "$(retire 1)"
 sf_expect_eq "... its holder, fence and bound as they were" "$live_before t" \
     "$(sf_psql coord -c "SELECT fence || ' ' || holder_instance || ' ' || holder_max_clock_drift_ms,
                                 released_at IS NULL
                                   AND reserved_until_ms < (extract(epoch FROM clock_timestamp()) * 1000)::bigint + 60000
-                         FROM snowflake_registry_lease WHERE node_id = 1" | tr '|' ' ')"
+                         FROM snowflake_id.snowflake_registry_lease WHERE node_id = 1" | tr '|' ' ')"
 # 3. Then 'auto', by a restart: each keeps its id (its state file's). A new
 #    server gets an id that never minted.
 for n in coord w1 w2; do
@@ -301,12 +301,12 @@ for n in coord w1 w2; do
     sf_stop "$n"
     sf_start "$n" || sf_die "$n did not restart with 'auto'"
 done
-for n in coord w1 w2; do sf_poll "$n" "SELECT lease_state FROM snowflake_status" held; done
+for n in coord w1 w2; do sf_poll "$n" "SELECT lease_state FROM snowflake_status()" held; done
 sf_expect_eq "with 'auto', the coordinator and the workers keep ids 0, 1 and 2" "0 1 2" \
     "$(node_of coord) $(node_of w1) $(node_of w2)"
 sf_conf late "$registry_conf"
 sf_start late || sf_die "late did not restart"
-sf_poll late "SELECT lease_state FROM snowflake_status" held
+sf_poll late "SELECT lease_state FROM snowflake_status()" held
 sf_expect_eq "with the procedure, a new server gets id 4, none that minted" 4 "$(node_of late)"
 sf_stop late
 
@@ -320,7 +320,7 @@ w1_max=$(sf_psql coord -c "SELECT max(id) FROM events WHERE (snowflake_decode(id
 set_preload w1 'snowflake_id,citus'
 sf_stop w1
 sf_start w1 || sf_die "w1 did not restart"
-sf_poll w1 "SELECT lease_state FROM snowflake_status" held
+sf_poll w1 "SELECT lease_state FROM snowflake_status()" held
 sf_expect_eq "a restarted worker gets its id back" 1 "$(node_of w1)"
 sf_expect_eq "... and its IDs continue above its earlier ones" t \
     "$(sf_psql w1 -c "INSERT INTO events (path) VALUES ('restart') RETURNING id > $w1_max")"
@@ -335,7 +335,7 @@ for n in w1 w2; do
     sf_psql "$n" -c "SELECT pg_reload_conf()" >/dev/null
 done
 for id in 1 2; do
-    sf_poll coord "SELECT expires_at - renewed_at - interval '1 ms' FROM snowflake_registry_lease
+    sf_poll coord "SELECT expires_at - renewed_at - interval '1 ms' FROM snowflake_id.snowflake_registry_lease
         WHERE node_id = $id" 00:00:03
 done
 sf_stop coord
@@ -351,7 +351,7 @@ for n in w1 w2; do
 done
 set_preload coord 'snowflake_id,citus'
 sf_start coord || sf_die "the coordinator did not restart"
-for n in coord w1 w2; do sf_poll "$n" "SELECT lease_state FROM snowflake_status" held; done
+for n in coord w1 w2; do sf_poll "$n" "SELECT lease_state FROM snowflake_status()" held; done
 sf_log "ok: with the coordinator back, the workers lease again by themselves"
 sf_expect_eq "... on the same ids" "0 1 2" "$(node_of coord) $(node_of w1) $(node_of w2)"
 for n in w1 w2; do
@@ -363,7 +363,7 @@ done
 set_preload w2 'snowflake_id,citus'
 sf_stop w2
 sf_start w2 || sf_die "w2 did not restart"
-sf_poll w2 "SELECT lease_state FROM snowflake_status" held
+sf_poll w2 "SELECT lease_state FROM snowflake_status()" held
 for n in coord w1 w2; do
     sf_expect_eq "$n runs with snowflake_id preloaded before citus" "snowflake_id,citus" \
         "$(sf_psql "$n" -c "SHOW shared_preload_libraries")"
@@ -379,11 +379,11 @@ sf_psql w3 -c "CREATE EXTENSION citus"
 sf_psql coord -c "SELECT citus_add_node('$(sf_sockdir w3)', $SF_PORT)" >/dev/null
 sf_expect_eq "citus_add_node installs snowflake_id on the new worker" 1.5 \
     "$(sf_psql w3 -c "SELECT extversion FROM pg_extension WHERE extname = 'snowflake_id'")"
-sf_poll w3 "SELECT lease_state FROM snowflake_status" refused
+sf_poll w3 "SELECT lease_state FROM snowflake_status()" refused
 layouts='The registry.s cluster uses 0 datacenter, 10 worker and 12 sequence bits from epoch 2020-01-01 00:00:00\.000Z \(recorded by .*\); this server runs 0 datacenter, 10 worker and 12 sequence bits from epoch 2021-01-01 00:00:00\.000Z\. IDs of different layouts cannot be compared or decoded together\.'
 sf_expect_match "a worker with another epoch is refused, naming both layouts whole" \
     "^the layout of this server differs from the cluster.s: $layouts\$" \
-    "$(sf_psql w3 -c "SELECT lease_message FROM snowflake_status")"
+    "$(sf_psql w3 -c "SELECT lease_message FROM snowflake_status()")"
 out=$(sf_psql w3 -c "INSERT INTO events (path) VALUES ('w3')" 2>&1 || true)
 sf_expect_match "... and an INSERT on it fails, naming both layouts" \
     "DETAIL: +Registry .*: the layout of this server differs from the cluster.s: $layouts\\.\$" "$out"
@@ -409,7 +409,7 @@ sf_expect_match "an INSERT ... SELECT through the coordinator fails on w3's miss
     "ERROR: +the registry refused this server a node id lease" "$out"
 sf_expect_match "... saying why" "DETAIL: .*the layout of this server differs from the cluster.s" "$out"
 sf_expect_eq "the workers' copies of the registry tables stay empty" 0 \
-    "$(sf_psql w1 -c "SELECT count(*) FROM snowflake_registry_lease")"
+    "$(sf_psql w1 -c "SELECT count(*) FROM snowflake_id.snowflake_registry_lease")"
 
 # --- a time-range query on the hash-distributed id ---------------------------
 # Citus shows one task's plan unless told to show all.

@@ -47,7 +47,7 @@ sf_poll k "SELECT snowflake_timestamp(snowflake_nextval()) < clock_timestamp()" 
 batch 1 2000
 sf_expect_eq "before the step, the IDs do not run ahead of the clock" t \
     "$(sf_psql k -c "SELECT clock_timestamp() >= $last_ts")"
-status() { sf_psql k -c "SELECT $1 FROM snowflake_status"; }
+status() { sf_psql k -c "SELECT $1 FROM snowflake_status()"; }
 backwards_before=$(status clock_backwards)
 borrowed_before=$(status sequence_exhausted)
 
@@ -174,7 +174,7 @@ sf_expect_match "blocks beyond the capacity: the same ERROR" "$capacity_error" "
 sf_expect_match "... naming the block's last ID" "DETAIL: .*The block's last ID needs timestamp" "$out"
 sf_expect_match "... and smaller blocks first in the hint" 'HINT: +Take smaller blocks\.' "$out"
 sf_expect_eq "snowflake_status saw no step back" 0 \
-    "$(sf_psql cap -c "SELECT clock_backwards FROM snowflake_status")"
+    "$(sf_psql cap -c "SELECT clock_backwards FROM snowflake_status()")"
 
 # A step back within max_clock_drift, then the same demand. Once the IDs are
 # back at the clock, the drift becomes 60 s (a reload) and the clock steps
@@ -182,7 +182,7 @@ sf_expect_eq "snowflake_status saw no step back" 0 \
 # long before the clock has caught up. The IDs then run exactly
 # max_clock_drift ahead of the clock, as far as demand alone could take
 # them, but the clock went back, and the ERROR says so.
-sf_poll cap "SELECT ahead_of_clock_ms FROM snowflake_status" 0
+sf_poll cap "SELECT ahead_of_clock_ms FROM snowflake_status()" 0
 sf_psql cap -c "ALTER SYSTEM SET snowflake_id.max_clock_drift = '60s'" \
     -c "SELECT pg_reload_conf()" >/dev/null
 sf_poll cap "SELECT current_setting('snowflake_id.max_clock_drift')" 1min
@@ -194,7 +194,7 @@ sf_expect_match "... saying how far the clock went back" \
     'DETAIL: .*The wall clock went back: it reads [0-9]+ ms before an earlier reading\.' "$out"
 sf_expect_match "... with the hint at the clock" 'HINT: +Check the server.s clock \(NTP\)' "$out"
 sf_expect_eq "snowflake_status counts the step back" 1 \
-    "$(sf_psql cap -c "SELECT clock_backwards FROM snowflake_status")"
+    "$(sf_psql cap -c "SELECT clock_backwards FROM snowflake_status()")"
 echo "+0" >"$clock"
 sf_stop cap
 

@@ -172,7 +172,7 @@ sf_stop k
 # IDs issued after it: the server must refuse, and its advice must be safe.
 sf_start k "${SF_FAKE_ENV[@]}" || sf_die "server k did not start"
 sf_psql k -c "SELECT snowflake_nextval()" >/dev/null
-copy_covers=$(sf_psql k -c "SELECT reserved_until FROM snowflake_status")
+copy_covers=$(sf_psql k -c "SELECT reserved_until FROM snowflake_status()")
 kstate=$(sf_datadir k)/snowflake_id.state
 sf_as_server cp "$kstate" "$SF_WORK/state.backup"
 sf_poll k "SELECT snowflake_timestamp(snowflake_nextval()) > '$copy_covers'" t

@@ -66,8 +66,7 @@ sf_log "info: the clients received $(cat "$SF_WORK"/old.1 "$SF_WORK"/old.2 | wc 
 
 # Promotion.
 log_before=$(sf_server_log standby | wc -l)
-sf_as_server "$SF_STAGE_BIN/pg_ctl" -D "$(sf_datadir standby)" -w -t 60 promote >/dev/null ||
-    sf_die "pg_ctl promote failed"
+sf_promote standby
 sf_poll standby "SELECT pg_is_in_recovery()" f
 sf_log "ok: the standby was promoted"
 

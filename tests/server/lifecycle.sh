@@ -52,11 +52,11 @@ expect_near_clock() {
         sf_die "$what: the first ID lies $lead ms ahead of the clock (at most $((drift_ms + margin_ms)))"
     sf_log "ok: $what: the first ID lies $lead ms ahead of the clock"
 }
-state_of() { sf_psql "$1" -c "SELECT lease_state FROM snowflake_status"; }
-node_of() { sf_psql "$1" -c "SELECT worker_id FROM snowflake_status"; }
+state_of() { sf_psql "$1" -c "SELECT lease_state FROM snowflake_status()"; }
+node_of() { sf_psql "$1" -c "SELECT worker_id FROM snowflake_status()"; }
 # The time a renewal may take to follow a registry that answers again: a
 # lease_ttl, plus a renewal interval, plus the retry pause.
-await_held() { sf_poll "$1" "SELECT lease_state FROM snowflake_status" held; }
+await_held() { sf_poll "$1" "SELECT lease_state FROM snowflake_status()" held; }
 
 # registry_pids: the registry's processes, to freeze and thaw as one.
 registry_pids() {
@@ -124,9 +124,9 @@ done
 sf_expect_match "with the registry hung, calls refuse at the deadline" \
     "the node id lease of this server expired" "$failed"
 sf_expect_eq "snowflake_status says expired as soon as a call refuses" expired "$(state_of n1)"
-sf_poll n1 "SELECT lease_failures > 0 AND lease_message <> '' FROM snowflake_status" t
+sf_poll n1 "SELECT lease_failures > 0 AND lease_message <> '' FROM snowflake_status()" t
 sf_log "ok: the failure is counted and the message says why: $(sf_psql n1 -c \
-    "SELECT lease_message FROM snowflake_status")"
+    "SELECT lease_message FROM snowflake_status()")"
 
 # --- a stop while the registry hangs: the give-back fails -----------------------
 sf_stop n1
@@ -177,7 +177,7 @@ sf_as_server dd if=/dev/urandom of="$(sf_datadir n4)/snowflake_id.state" bs=8192
     conv=notrunc status=none
 for round in 1 2; do
     sf_start n4 || sf_die "n4 did not start (round $round)"
-    sf_poll n4 "SELECT lease_state FROM snowflake_status" refused
+    sf_poll n4 "SELECT lease_state FROM snowflake_status()" refused
     sf_expect_match "a static id the registry never saw: still refused (start $round)" \
         "cannot tell which IDs were issued before: the state file" \
         "$(sf_psql n4 -c "SELECT snowflake_nextval()" 2>&1 || true)"
@@ -253,8 +253,7 @@ echo "primary_conninfo = ''" | sf_as_server tee -a "$(sf_datadir s1)/postgresql.
 sf_start s1 "${SF_FAKE_ENV[@]}" || sf_die "s1 did not restart"
 sf_stream_ids p1 "$SF_WORK/p1.2" 20000 # reservations s1 never receives
 sf_crash p1
-sf_as_server "$SF_STAGE_BIN/pg_ctl" -D "$(sf_datadir s1)" -w -t 60 promote >/dev/null ||
-    sf_die "s1 was not promoted"
+sf_promote s1
 await_held s1
 sf_expect_eq "the promoted standby does not take its primary's lease as its own" 0 \
     "$(sf_server_log s1 | grep -c 'took back node id' || true)"
@@ -384,7 +383,7 @@ if [ "$SF_REGISTRY_STORE" != redis ]; then
                     PERFORM snowflake_nextval();
                 EXCEPTION WHEN object_not_in_prerequisite_state THEN
                     GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT;
-                    SELECT lease_state, ahead_of_clock_ms INTO st, ahead FROM snowflake_status;
+                    SELECT lease_state, ahead_of_clock_ms INTO st, ahead FROM snowflake_status();
                     RAISE NOTICE 'status % (ahead % ms) | %', st, ahead, msg;
                     RETURN;
                 END;

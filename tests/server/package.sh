@@ -149,7 +149,7 @@ sf_expect_match "... and one whose conf.d sets it last in byte order" \
 sf_expect_eq "... and no other cluster" 3 "$(grep -c '^  1[56]/' <<<"$out")"
 sf_expect_match "... and says what the next start would print" \
     'FATAL:  could not access file "snowflake_id"' "$out"
-out=$(SNOWFLAKE_ID_PRERM_ROOT=$fake "$prerm" upgrade 1.5.0-2 2>&1) || sf_die "prerm upgrade failed: $out"
+out=$(SNOWFLAKE_ID_PRERM_ROOT=$fake "$prerm" upgrade 1.6.0-2 2>&1) || sf_die "prerm upgrade failed: $out"
 sf_expect_eq "prerm upgrade says nothing (the library stays)" "" "$out"
 rm "$fake/etc/postgresql/15/app/conf.d/snowflake_id.conf" \
     "$fake/var/lib/postgresql/15/auto/postgresql.auto.conf" \

@@ -22,7 +22,8 @@
 #  - PostgreSQL store: a registry role whose search_path leads to another
 #    role's look-alikes of the registry's tables and of built-in functions,
 #    operators and types leases, renews and gives back in the extension's
-#    own table, and runs none of them.
+#    own table, and runs none of them; nor does it use look-alike tables
+#    in the extension's schema, where 1.5 kept the real ones.
 set -euo pipefail
 source "$(dirname "$0")/../lib/cluster.sh"
 sf_init_workspace
@@ -33,8 +34,8 @@ sf_new_registry registry
 registry_conf=$SF_REGISTRY_CONF
 ttl_conf="snowflake_id.lease_ttl = '6s'"
 
-state_of() { sf_psql "$1" -c "SELECT lease_state FROM snowflake_status"; }
-node_of() { sf_psql "$1" -c "SELECT worker_id FROM snowflake_status"; }
+state_of() { sf_psql "$1" -c "SELECT lease_state FROM snowflake_status()"; }
+node_of() { sf_psql "$1" -c "SELECT worker_id FROM snowflake_status()"; }
 
 # --- five 'auto' nodes at once ---------------------------------------------
 nodes=(n1 n2 n3 n4 n5)
@@ -47,7 +48,7 @@ done
 wait
 for n in "${nodes[@]}"; do
     sf_psql "$n" -c "CREATE EXTENSION snowflake_id"
-    sf_poll "$n" "SELECT lease_state FROM snowflake_status" held
+    sf_poll "$n" "SELECT lease_state FROM snowflake_status()" held
 done
 sf_expect_eq "five nodes hold five different node ids" 5 \
     "$(for n in "${nodes[@]}"; do node_of "$n"; done | sort -u | wc -l)"
@@ -71,7 +72,7 @@ done
 before=$(node_of n1)
 sf_stop n1
 sf_start n1 || sf_die "n1 did not restart"
-sf_poll n1 "SELECT lease_state FROM snowflake_status" held
+sf_poll n1 "SELECT lease_state FROM snowflake_status()" held
 sf_expect_eq "after a clean restart n1 holds the same node id" "$before" "$(node_of n1)"
 sf_stream_ids n1 "$SF_WORK/n1.after" 1000
 sf_expect_above "n1 after its restart" "$SF_WORK/n1.ids" -- "$SF_WORK/n1.after"
@@ -80,7 +81,7 @@ sf_expect_above "n1 after its restart" "$SF_WORK/n1.ids" -- "$SF_WORK/n1.after"
 sf_stream_ids n1 "$SF_WORK/n1.precrash" 1000
 sf_crash n1
 sf_start n1 || sf_die "n1 did not restart after SIGKILL"
-sf_poll n1 "SELECT lease_state FROM snowflake_status" held
+sf_poll n1 "SELECT lease_state FROM snowflake_status()" held
 sf_expect_eq "after SIGKILL n1 takes its own live lease back (same id)" "$before" "$(node_of n1)"
 sf_stream_ids n1 "$SF_WORK/n1.postcrash" 1000
 sf_expect_above "n1 after SIGKILL" "$SF_WORK/n1.ids" "$SF_WORK/n1.after" "$SF_WORK/n1.precrash" -- \
@@ -107,7 +108,7 @@ for k in 1 2 3; do
     sf_stream_ids n1 "$SF_WORK/n1.loop$k" 5000
     sf_crash n1
     sf_start n1 || sf_die "n1 did not restart after crash $k"
-    sf_poll n1 "SELECT lease_state FROM snowflake_status" held
+    sf_poll n1 "SELECT lease_state FROM snowflake_status()" held
     expect_near_clock n1 "crash $k of a loop"
     sf_expect_match "crash $k: n1 says it took its lease back above its own WAL" \
         "took back node id $before, which this server held until it crashed" "$(sf_server_log n1)"
@@ -126,7 +127,7 @@ sf_as_server "$SF_STAGE_BIN/postgres" --single -D "$(sf_datadir n1)" postgres </
     >"$SF_WORK/n1.single.log" 2>&1 || { cat "$SF_WORK/n1.single.log" >&2; sf_die "single-user recovery failed"; }
 log_from=$(($(sf_server_log n1 | wc -l) + 1))
 sf_start n1 || sf_die "n1 did not start after single-user recovery"
-sf_poll n1 "SELECT lease_state FROM snowflake_status" held
+sf_poll n1 "SELECT lease_state FROM snowflake_status()" held
 expect_near_clock n1 "after single-user recovery"
 start_log=$(sf_server_log n1 | tail -n +"$log_from")
 sf_expect_match "... taking back its lease at the floor the recovery recorded" \
@@ -143,7 +144,7 @@ sf_expect_above "n1 after single-user recovery" "$SF_WORK/n1.ids" "$SF_WORK/n1.a
 # --- worker_id changed on reload: the lease follows ----------------------------
 old_n5=$(node_of n5)
 sf_psql n5 -c "ALTER SYSTEM SET snowflake_id.worker_id = 50" -c "SELECT pg_reload_conf()" >/dev/null
-sf_poll n5 "SELECT worker_id || ' ' || lease_state FROM snowflake_status" "50 held"
+sf_poll n5 "SELECT worker_id || ' ' || lease_state FROM snowflake_status()" "50 held"
 sf_expect_eq "the lease n5 held before was given back" released \
     "$(sf_registry_lease registry "$old_n5" state)"
 sf_stream_ids n5 "$SF_WORK/n5.more" 1000
@@ -156,7 +157,7 @@ taken=$(node_of n2)
 sf_new dup "snowflake_id.worker_id = $taken" "$registry_conf" "$ttl_conf"
 sf_start dup || sf_die "dup did not start"
 sf_psql dup -c "CREATE EXTENSION snowflake_id"
-sf_poll dup "SELECT lease_state FROM snowflake_status" refused
+sf_poll dup "SELECT lease_state FROM snowflake_status()" refused
 out=$(sf_psql dup -c "SELECT snowflake_nextval()" 2>&1 || true)
 sf_expect_match "a second server with the same static id is refused" \
     'ERROR: +the registry refused this server a node id lease' "$out"
@@ -172,10 +173,10 @@ sf_new wide "snowflake_id.worker_id = 'auto'" "snowflake_id.sequence_bits = 11" 
     "$ttl_conf"
 sf_start wide || sf_die "wide did not start"
 sf_psql wide -c "CREATE EXTENSION snowflake_id"
-sf_poll wide "SELECT lease_state FROM snowflake_status" refused
+sf_poll wide "SELECT lease_state FROM snowflake_status()" refused
 sf_expect_match "a node with another layout is refused a lease, naming both layouts" \
     "the layout of this server differs from the cluster's: The registry's cluster uses 0 datacenter, 10 worker and 12 sequence bits .*this server runs 0 datacenter, 10 worker and 11 sequence bits" \
-    "$(sf_psql wide -c "SELECT lease_message FROM snowflake_status")"
+    "$(sf_psql wide -c "SELECT lease_message FROM snowflake_status()")"
 sf_stop wide
 
 # A node in a data directory of a very long path, with another epoch: the
@@ -192,13 +193,13 @@ sf_as_server ln -s "$far_dir" "$(sf_datadir far)"  # for sf_stop
 sf_as_server "$SF_STAGE_BIN/pg_ctl" -D "$far_dir" -l "$SF_WORK/far/server.log" -w -t 60 start \
     >/dev/null || sf_die "far did not start"
 sf_psql far -c "CREATE EXTENSION snowflake_id"
-sf_poll far "SELECT lease_state FROM snowflake_status" refused
+sf_poll far "SELECT lease_state FROM snowflake_status()" refused
 sf_expect_eq "far's data directory path is ${#far_dir} bytes long" "$far_dir" \
     "$(sf_psql far -c "SHOW data_directory")"
 far_layouts='The registry.s cluster uses 0 datacenter, 10 worker and 12 sequence bits from epoch 2020-01-01 00:00:00\.000Z \(recorded by .*\); this server runs 0 datacenter, 10 worker and 12 sequence bits from epoch 2021-01-01 00:00:00\.000Z\. IDs of different layouts cannot be compared or decoded together\.'
 sf_expect_match "a node with another epoch is refused, naming both layouts whole" \
     "^the layout of this server differs from the cluster.s: $far_layouts\$" \
-    "$(sf_psql far -c "SELECT lease_message FROM snowflake_status")"
+    "$(sf_psql far -c "SELECT lease_message FROM snowflake_status()")"
 out=$(sf_psql far -c "SELECT snowflake_nextval()" 2>&1 || true)
 sf_expect_match "... and snowflake_nextval()'s DETAIL names both whole" \
     "DETAIL: +Registry .*: the layout of this server differs from the cluster.s: $far_layouts\\.\$" \
@@ -215,20 +216,20 @@ sf_expect_match "max_clock_drift above lease_ttl / 3 logs a WARNING at start" \
 sf_stop drifty
 
 # --- a short registry outage, within the lease -------------------------------
-failures=$(sf_psql n2 -c "SELECT lease_failures FROM snowflake_status")
+failures=$(sf_psql n2 -c "SELECT lease_failures FROM snowflake_status()")
 sf_registry_stop registry
-sf_poll n2 "SELECT lease_failures > $failures FROM snowflake_status" t
+sf_poll n2 "SELECT lease_failures > $failures FROM snowflake_status()" t
 sf_expect_match "a failed renewal leaves the registry's error in lease_message" \
-    'could not connect|connection|could not send' "$(sf_psql n2 -c "SELECT lease_message FROM snowflake_status")"
+    'could not connect|connection|could not send' "$(sf_psql n2 -c "SELECT lease_message FROM snowflake_status()")"
 sf_registry_start registry || sf_die "the registry did not restart"
-n3_renewals=$(sf_psql n3 -c "SELECT lease_renewals FROM snowflake_status")
-sf_poll n2 "SELECT lease_message = '' AND lease_state = 'held' FROM snowflake_status" t
+n3_renewals=$(sf_psql n3 -c "SELECT lease_renewals FROM snowflake_status()")
+sf_poll n2 "SELECT lease_message = '' AND lease_state = 'held' FROM snowflake_status()" t
 sf_log "ok: once a renewal succeeds again, lease_message is cleared"
 # n3 renews on its own schedule: the next outage must start after n3 too has
 # renewed since the registry came back, or its deadline (lease_ttl after its
 # last renewal, which may have come before this outage) can fall before its
 # IDs below. (Seen: "expired: the registry last confirmed it 6673 ms ago".)
-sf_poll n3 "SELECT lease_renewals > $n3_renewals FROM snowflake_status" t
+sf_poll n3 "SELECT lease_renewals > $n3_renewals FROM snowflake_status()" t
 
 # --- the registry stopped, then back -----------------------------------------
 sf_registry_stop registry
@@ -243,19 +244,19 @@ sf_expect_match "past the deadline n3 refuses, naming the registry and the last 
     'ERROR: +the node id lease of this server expired: the registry last confirmed it [0-9]+ ms ago' \
     "$out"
 sf_expect_match "... with the registry's last word" "DETAIL: +Registry $SF_REGISTRY_TEXT" "$out"
-sf_poll n3 "SELECT lease_state FROM snowflake_status" expired
+sf_poll n3 "SELECT lease_state FROM snowflake_status()" expired
 # A node that starts while the registry is down mints nothing, and says why.
 sf_new late "snowflake_id.worker_id = 'auto'" "$registry_conf" "$ttl_conf"
 sf_start late || sf_die "late did not start"
 sf_psql late -c "CREATE EXTENSION snowflake_id"
-sf_poll late "SELECT lease_failures > 0 FROM snowflake_status" t
+sf_poll late "SELECT lease_failures > 0 FROM snowflake_status()" t
 out=$(sf_psql late -c "SELECT snowflake_nextval()" 2>&1 || true)
 sf_expect_match "a node started with the registry down refuses, naming the registry" \
     "ERROR: +snowflake_id has no node id yet: it waits for a lease from the registry.*DETAIL: +Registry $SF_REGISTRY_TEXT" \
     "$(echo "$out" | tr '\n' ' ')"
 sf_registry_start registry || sf_die "the registry did not restart"
-sf_poll n3 "SELECT lease_state FROM snowflake_status" held
-sf_poll late "SELECT lease_state FROM snowflake_status" held
+sf_poll n3 "SELECT lease_state FROM snowflake_status()" held
+sf_poll late "SELECT lease_state FROM snowflake_status()" held
 sf_stream_ids late "$SF_WORK/late.ids" 1000
 sf_log "ok: once the registry is back, the late node leases an id and mints"
 sf_stream_ids n3 "$SF_WORK/n3.back" 1000
@@ -268,7 +269,7 @@ frozen=900
 sf_new old "snowflake_id.worker_id = $frozen" "$registry_conf" "$ttl_conf"
 sf_start old || sf_die "old did not start"
 sf_psql old -c "CREATE EXTENSION snowflake_id"
-sf_poll old "SELECT lease_state FROM snowflake_status" held
+sf_poll old "SELECT lease_state FROM snowflake_status()" held
 sf_stream_ids old "$SF_WORK/old.before" 5000
 pm=$(sf_as_server head -1 "$(sf_datadir old)/postmaster.pid")
 old_pids="$pm $(pgrep -P "$pm" | tr '\n' ' ')"
@@ -281,7 +282,7 @@ echo "-600" >"$SF_CLOCK"
 sf_new taker "snowflake_id.worker_id = $frozen" "$registry_conf" "$ttl_conf"
 sf_start taker "${SF_FAKE_ENV[@]}" || sf_die "taker did not start"
 sf_psql taker -c "CREATE EXTENSION snowflake_id"
-sf_poll taker "SELECT lease_state FROM snowflake_status" held
+sf_poll taker "SELECT lease_state FROM snowflake_status()" held
 sf_expect_eq "the taker's clock is ten minutes behind" t "$(sf_psql taker -c "
     SELECT clock_timestamp() < to_timestamp($(sf_registry_clock registry)) - interval '590 s'")"
 sf_stream_ids taker "$SF_WORK/taker.ids" 5000
@@ -292,7 +293,7 @@ out=$(sf_psql old -c "SELECT snowflake_nextval()" 2>&1 || true)
 sf_expect_match "the thawed old holder refuses" \
     'ERROR: +(the node id lease of this server expired|the registry refused this server a node id lease)' \
     "$out"
-sf_poll old "SELECT lease_state FROM snowflake_status" refused
+sf_poll old "SELECT lease_state FROM snowflake_status()" refused
 out=$(sf_psql old -c "SELECT snowflake_nextval()" 2>&1 || true)
 sf_expect_match "... and keeps refusing, naming the new holder" \
     "node id $frozen is held by another server: It is held by .*data directory $(sf_datadir taker)" \
@@ -307,23 +308,33 @@ sf_expect_eq "no ID repeats across every node" 0 \
 # functions, operators and types the worker's statements use; each
 # look-alike notes that it ran. The worker names everything by its schema:
 # the lease lands in the extension's table, and nothing of the look-alikes
-# is touched or run. (pg_temp is the worker's own session's: no other role
-# can plant anything there.) The Redis store runs no SQL.
+# is touched or run. Look-alike tables also wait in the extension's schema
+# (public), where the tables were up to 1.5 and a worker that guessed their
+# schema from the extension's would look (1.6 keeps them in snowflake_id):
+# the worker finds the tables as the extension's members. (pg_temp is the
+# worker's own session's: no other role can plant anything there.) The
+# Redis store runs no SQL.
 if [ "$SF_REGISTRY_STORE" != redis ]; then
     sf_psql registry <<'SQL'
 CREATE ROLE sf_mallory;
 CREATE ROLE sf_lessee LOGIN;
-GRANT SELECT, INSERT, UPDATE ON snowflake_registry_lease, snowflake_registry_layout TO sf_lessee;
+GRANT SELECT, INSERT, UPDATE
+    ON snowflake_id.snowflake_registry_lease, snowflake_id.snowflake_registry_layout TO sf_lessee;
 CREATE SCHEMA evil AUTHORIZATION sf_mallory;
-CREATE TABLE evil.snowflake_registry_layout (LIKE public.snowflake_registry_layout);
-CREATE TABLE evil.snowflake_registry_lease (LIKE public.snowflake_registry_lease);
+CREATE TABLE evil.snowflake_registry_layout (LIKE snowflake_id.snowflake_registry_layout);
+CREATE TABLE evil.snowflake_registry_lease (LIKE snowflake_id.snowflake_registry_lease);
+CREATE TABLE public.snowflake_registry_layout (LIKE snowflake_id.snowflake_registry_layout);
+CREATE TABLE public.snowflake_registry_lease (LIKE snowflake_id.snowflake_registry_lease);
 ALTER TABLE evil.snowflake_registry_layout OWNER TO sf_mallory;
 ALTER TABLE evil.snowflake_registry_lease OWNER TO sf_mallory;
+ALTER TABLE public.snowflake_registry_layout OWNER TO sf_mallory;
+ALTER TABLE public.snowflake_registry_lease OWNER TO sf_mallory;
 ALTER ROLE sf_lessee SET search_path = evil, pg_catalog, public;
 
 SET ROLE sf_mallory;
 GRANT USAGE ON SCHEMA evil TO PUBLIC;
-GRANT ALL ON evil.snowflake_registry_layout, evil.snowflake_registry_lease TO PUBLIC;
+GRANT ALL ON evil.snowflake_registry_layout, evil.snowflake_registry_lease,
+    public.snowflake_registry_layout, public.snowflake_registry_lease TO PUBLIC;
 CREATE TABLE evil.ran (what text);
 GRANT INSERT ON evil.ran TO PUBLIC;
 CREATE FUNCTION evil.noted(what text) RETURNS boolean LANGUAGE plpgsql AS $$
@@ -363,21 +374,24 @@ SQL
     sf_new lured "snowflake_id.worker_id = 'auto'" "$lessee_conf" "$ttl_conf"
     sf_start lured || sf_die "lured did not start"
     sf_psql lured -c "CREATE EXTENSION snowflake_id"
-    sf_poll lured "SELECT lease_state FROM snowflake_status" held
+    sf_poll lured "SELECT lease_state FROM snowflake_status()" held
     lured_node=$(node_of lured)
     sf_expect_eq "the lured node's lease is in the extension's table, under its name" \
         "$(sf_datadir lured) 1" "$(sf_psql registry -c "
             SELECT holder_data_directory || ' ' || count(*) OVER ()
-            FROM public.snowflake_registry_lease WHERE node_id = $lured_node")"
-    sf_poll lured "SELECT lease_renewals > 0 FROM snowflake_status" t
+            FROM snowflake_id.snowflake_registry_lease WHERE node_id = $lured_node")"
+    sf_poll lured "SELECT lease_renewals > 0 FROM snowflake_status()" t
     sf_stream_ids lured "$SF_WORK/lured.ids" 1000
     sf_stop lured
     sf_registry_poll registry "$lured_node" state released
     sf_log "ok: the lured node gave its lease back into the extension's table"
     sf_expect_eq "no look-alike ran" "" "$(sf_psql registry -c "SELECT string_agg(what, ', ') FROM evil.ran")"
-    sf_expect_eq "the look-alike tables stay empty" "0 0" "$(sf_psql registry -c "
+    sf_expect_eq "the look-alike tables stay empty, in the extension's schema too" "0 0 0 0" \
+        "$(sf_psql registry -c "
         SELECT (SELECT count(*) FROM evil.snowflake_registry_lease) || ' '
-               || (SELECT count(*) FROM evil.snowflake_registry_layout)")"
+               || (SELECT count(*) FROM evil.snowflake_registry_layout) || ' '
+               || (SELECT count(*) FROM public.snowflake_registry_lease) || ' '
+               || (SELECT count(*) FROM public.snowflake_registry_layout)")"
     sf_expect_eq "the test means something: the lessee's own unqualified statements use the look-alikes" \
         "clock_timestamp, integer =, text" "$(sf_psql registry -c "
             SET ROLE sf_lessee; SET search_path = evil, pg_catalog, public;

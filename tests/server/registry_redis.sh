@@ -22,8 +22,8 @@ sf_init_workspace
 sf_stage
 
 ttl_conf="snowflake_id.lease_ttl = '3s'"
-state_of() { sf_psql "$1" -c "SELECT lease_state FROM snowflake_status"; }
-node_of() { sf_psql "$1" -c "SELECT worker_id FROM snowflake_status"; }
+state_of() { sf_psql "$1" -c "SELECT lease_state FROM snowflake_status()"; }
+node_of() { sf_psql "$1" -c "SELECT worker_id FROM snowflake_status()"; }
 
 # --- data lost ----------------------------------------------------------------
 # No persistence: a restart loses every key.
@@ -34,7 +34,7 @@ for n in a b; do
     sf_new "$n" "snowflake_id.worker_id = 'auto'" "$lossy_conf" "$ttl_conf"
     sf_start "$n" || sf_die "$n did not start"
     sf_psql "$n" -c "CREATE EXTENSION snowflake_id"
-    sf_poll "$n" "SELECT lease_state FROM snowflake_status" held
+    sf_poll "$n" "SELECT lease_state FROM snowflake_status()" held
     sf_stream_ids "$n" "$SF_WORK/$n.before" 5000
 done
 sf_stop_redis lossy
@@ -48,11 +48,11 @@ sf_expect_eq "Redis came back without the leases and the layout" 0 \
 sf_new c "snowflake_id.worker_id = 'auto'" "$lossy_conf" "$ttl_conf"
 sf_start c || sf_die "c did not start"
 sf_psql c -c "CREATE EXTENSION snowflake_id"
-sf_poll c "SELECT lease_state FROM snowflake_status" refused
+sf_poll c "SELECT lease_state FROM snowflake_status()" refused
 refused_by_ms=$(($(date +%s%3N)))
 sf_expect_match "the new server is refused while the registry waits out the old leases" \
     'the Redis registry holds no record of earlier leases: it hands out node ids from .*The registry is new, or Redis lost its data' \
-    "$(sf_psql c -c "SELECT lease_message FROM snowflake_status")"
+    "$(sf_psql c -c "SELECT lease_message FROM snowflake_status()")"
 out=$(sf_psql c -c "SELECT snowflake_nextval()" 2>&1 || true)
 sf_expect_match "... and mints nothing, saying why" \
     'ERROR: +the registry refused this server a node id lease.*holds no record of earlier leases' \
@@ -64,10 +64,10 @@ sf_expect_eq "the quarantine lasts lease_ttl + max_clock_drift from the first ca
     "$(sf_psql c -c "SELECT $quarantine_ms BETWEEN $lost_at_ms + 4000 AND $refused_by_ms + 4000")"
 # The old holders find their leases gone and stop at their deadlines.
 for n in a b; do
-    sf_poll "$n" "SELECT lease_state <> 'held' FROM snowflake_status" t
+    sf_poll "$n" "SELECT lease_state <> 'held' FROM snowflake_status()" t
 done
 for n in a b c; do
-    sf_poll "$n" "SELECT lease_state FROM snowflake_status" held
+    sf_poll "$n" "SELECT lease_state FROM snowflake_status()" held
 done
 sf_log "ok: after the quarantine every server holds a lease again"
 for n in a b; do
@@ -98,10 +98,10 @@ done
 sf_new longttl "snowflake_id.worker_id = 'auto'" "$lossy_conf" "snowflake_id.lease_ttl = '9s'"
 sf_start longttl || sf_die "longttl did not start"
 sf_psql longttl -c "CREATE EXTENSION snowflake_id"
-sf_poll longttl "SELECT lease_state FROM snowflake_status" refused
+sf_poll longttl "SELECT lease_state FROM snowflake_status()" refused
 sf_expect_match "a server with another lease_ttl is refused, naming both" \
     "the lease_ttl or max_clock_drift of this server differs from the cluster's: The Redis registry's cluster uses lease_ttl 3000 ms and max_clock_drift 1000 ms .*this server runs 9000 ms and 1000 ms" \
-    "$(sf_psql longttl -c "SELECT lease_message FROM snowflake_status")"
+    "$(sf_psql longttl -c "SELECT lease_message FROM snowflake_status()")"
 sf_stop longttl
 for n in a b c; do sf_stop "$n"; done
 
@@ -113,7 +113,7 @@ for p in east west; do
         "snowflake_id.registry = 'redis+unix://$SF_REDIS_SOCKET?prefix=$p'"
     sf_start "$p" || sf_die "$p did not start"
     sf_psql "$p" -c "CREATE EXTENSION snowflake_id"
-    sf_poll "$p" "SELECT lease_state FROM snowflake_status" held
+    sf_poll "$p" "SELECT lease_state FROM snowflake_status()" held
 done
 sf_expect_eq "each prefix is a cluster of its own: both lease node id 0" "0 0" \
     "$(node_of east) $(node_of west)"
@@ -131,14 +131,14 @@ expect_no_lease() {
     sf_new "$name" "snowflake_id.worker_id = 'auto'" "$ttl_conf" "snowflake_id.registry = '$url'"
     sf_start "$name" || sf_die "$name did not start"
     sf_psql "$name" -c "CREATE EXTENSION snowflake_id"
-    sf_poll "$name" "SELECT lease_failures > 1 FROM snowflake_status" t
+    sf_poll "$name" "SELECT lease_failures > 1 FROM snowflake_status()" t
     sf_expect_match "$name: lease_message says what is wrong" "$pattern" \
-        "$(sf_psql "$name" -c "SELECT lease_message FROM snowflake_status")"
+        "$(sf_psql "$name" -c "SELECT lease_message FROM snowflake_status()")"
     out=$(sf_psql "$name" -c "SELECT snowflake_nextval()" 2>&1 || true)
     sf_expect_match "$name: no ID" 'ERROR: +snowflake_id has no node id yet' "$out"
     local failures
-    failures=$(sf_psql "$name" -c "SELECT lease_failures FROM snowflake_status")
-    sf_poll "$name" "SELECT lease_failures > $failures FROM snowflake_status" t
+    failures=$(sf_psql "$name" -c "SELECT lease_failures FROM snowflake_status()")
+    sf_poll "$name" "SELECT lease_failures > $failures FROM snowflake_status()" t
     sf_log "ok: $name: its registry worker is alive and keeps asking"
     ! grep -Eq 'terminated by signal|exited with exit code' "$SF_WORK/$name/server.log" ||
         sf_die "$name: a process crashed: $(grep -E 'terminated by signal|exited with exit code' \
@@ -165,7 +165,7 @@ sf_new okpw "snowflake_id.worker_id = 'auto'" "$ttl_conf" \
 sf_redis locked -a right-pw --no-auth-warning HSET snowflake_id:meta quarantine_until_ms 0 >/dev/null
 sf_start okpw || sf_die "okpw did not start"
 sf_psql okpw -c "CREATE EXTENSION snowflake_id"
-sf_poll okpw "SELECT lease_state FROM snowflake_status" held
+sf_poll okpw "SELECT lease_state FROM snowflake_status()" held
 sf_log "ok: with the right password the server leases an id"
 sf_stop okpw
 

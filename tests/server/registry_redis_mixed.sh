@@ -23,7 +23,7 @@ sf_redis mixed HSET $P:meta quarantine_until_ms 0 >/dev/null
 # A lease_ttl long enough that no lease of the test expires unrenewed.
 ttl_conf="snowflake_id.lease_ttl = '30s'"
 
-node_of() { sf_psql "$1" -c "SELECT worker_id FROM snowflake_status"; }
+node_of() { sf_psql "$1" -c "SELECT worker_id FROM snowflake_status()"; }
 now_ms() { date +%s%3N; }
 
 # old SCRIPT ARG...: a 1.4 server's call, its reply one element a line.
@@ -49,7 +49,7 @@ drift_ms() { sf_redis mixed HGET $P:layout max_clock_drift_ms; }
 sf_new a "snowflake_id.worker_id = 'auto'" "$mixed_conf" "$ttl_conf"
 sf_start a || sf_die "a did not start"
 sf_psql a -c "CREATE EXTENSION snowflake_id"
-sf_poll a "SELECT lease_state FROM snowflake_status" held
+sf_poll a "SELECT lease_state FROM snowflake_status()" held
 sf_expect_eq "the new server leases node id 0" 0 "$(node_of a)"
 
 # --- never two live holders -----------------------------------------------------
@@ -62,10 +62,10 @@ sf_expect_match "an old server asking for the new server's live id is refused" \
 sf_new b "snowflake_id.worker_id = 1" "$mixed_conf" "$ttl_conf"
 sf_start b || sf_die "b did not start"
 sf_psql b -c "CREATE EXTENSION snowflake_id"
-sf_poll b "SELECT lease_state FROM snowflake_status" refused
+sf_poll b "SELECT lease_state FROM snowflake_status()" refused
 sf_expect_match "a new server asking for an old server's live id is refused, naming it" \
     'node id 1 is held by another server: It is held by old-101:5432, data directory /srv/old-101, system identifier 7101, whose lease runs until [0-9-]+ [0-9:]+\.[0-9]{3}Z' \
-    "$(sf_psql b -c "SELECT lease_message FROM snowflake_status")"
+    "$(sf_psql b -c "SELECT lease_message FROM snowflake_status()")"
 sf_stop b
 sf_expect_eq "... and the old server still holds it" 101 "$(field 1 holder_instance)"
 
@@ -80,7 +80,7 @@ sf_expect_eq "... and gives the id back" "ok 1" "$reply"
 sf_new c "snowflake_id.worker_id = 1" "$mixed_conf" "$ttl_conf"
 sf_start c || sf_die "c did not start"
 sf_psql c -c "CREATE EXTENSION snowflake_id"
-sf_poll c "SELECT lease_state FROM snowflake_status" held
+sf_poll c "SELECT lease_state FROM snowflake_status()" held
 floor=$((bound + $(drift_ms)))
 sf_expect_eq "the new server holds node id 1 with the next fence" 2 "$(field 1 fence)"
 sf_expect_eq "... and its IDs carry times above the old bound plus the old drift" t \
@@ -116,7 +116,7 @@ sf_expect_match "meanwhile an old server takes the lowest never-leased id, $next
     "$reply"
 sf_redis mixed RPUSH "$hook:resume" 1 >/dev/null
 sf_psql r -c "CREATE EXTENSION snowflake_id"
-sf_poll r "SELECT lease_state FROM snowflake_status" held
+sf_poll r "SELECT lease_state FROM snowflake_status()" held
 sf_expect_eq "r took the id after it, not the old server's" "$((next + 1))" "$(node_of r)"
 sf_expect_eq "the old server's lease is untouched" "104 1" \
     "$(field "$next" holder_instance) $(field "$next" fence)"

@@ -29,7 +29,7 @@ sf_new_registry registry
 layout_conf="snowflake_id.worker_bits = 2"
 node_conf=("snowflake_id.worker_id = 'auto'" "$SF_REGISTRY_CONF" "$layout_conf")
 
-status() { sf_psql "$1" -c "SELECT $2 FROM snowflake_status"; }
+status() { sf_psql "$1" -c "SELECT $2 FROM snowflake_status()"; }
 
 # Started one after the other: stepper leases 0, steady 1, gone 2.
 sf_new stepper "${node_conf[@]}" "snowflake_id.on_clock_step_back = 'switch_node'"
@@ -39,7 +39,7 @@ sf_start stepper "${SF_FAKE_ENV[@]}" || sf_die "stepper did not start"
 for n in stepper steady gone; do
     [ "$n" = stepper ] || sf_start "$n" || sf_die "$n did not start"
     sf_psql "$n" -c "CREATE EXTENSION snowflake_id"
-    sf_poll "$n" "SELECT lease_state FROM snowflake_status" held
+    sf_poll "$n" "SELECT lease_state FROM snowflake_status()" held
 done
 sf_expect_eq "the nodes hold ids 0, 1 and 2" "0 1 2" \
     "$(for n in stepper steady gone; do status "$n" worker_id; done | tr '\n' ' ' | sed 's/ $//')"
@@ -131,7 +131,7 @@ sf_expect_match "... whose HINT gives the registry's answer" \
     "HINT: +snowflake_id.on_clock_step_back = 'switch_node' found no other node id \(registry .*: no node id is free for a server whose clock reads" \
     "$out"
 sf_expect_eq "stepper keeps its lease on id 3" "held 3 1" \
-    "$(sf_psql stepper -c "SELECT lease_state || ' ' || worker_id || ' ' || lease_switches FROM snowflake_status")"
+    "$(sf_psql stepper -c "SELECT lease_state || ' ' || worker_id || ' ' || lease_switches FROM snowflake_status()")"
 
 # --- 'switch_node' with a static worker id ------------------------------------
 sf_new static "snowflake_id.worker_id = 1" "snowflake_id.on_clock_step_back = 'switch_node'"

@@ -32,7 +32,7 @@ sf_expect_eq "the primary still generates" t \
     "$(sf_psql primary -c "SELECT snowflake_nextval() > max(id) FROM t")"
 
 # --- snowflake_status on the standby ----------------------------------------
-status() { sf_psql "$1" -c "SELECT $2 FROM snowflake_status"; }
+status() { sf_psql "$1" -c "SELECT $2 FROM snowflake_status()"; }
 # await_replay: returns once the standby has replayed everything the primary
 # has flushed so far (reservations are flushed before their IDs are issued).
 await_replay() {
@@ -44,7 +44,7 @@ await_replay() {
 # lapsed, the next ID needs a new one, so the standby's value comes from
 # replay and not from the state file in the base backup.
 first_reserved=$(status primary reserved_until)
-sf_poll primary "SELECT reserved_until < clock_timestamp() FROM snowflake_status" t
+sf_poll primary "SELECT reserved_until < clock_timestamp() FROM snowflake_status()" t
 sf_psql primary -c "INSERT INTO t SELECT FROM generate_series(1, 100)"
 primary_reserved=$(status primary reserved_until)
 sf_expect_eq "the primary made a new reservation" t \
@@ -80,8 +80,7 @@ expect_last_issued primary "its first ID after the crash is its last_issued_at"
 # --- the standby promoted ---------------------------------------------------
 sf_psql primary -c "INSERT INTO t SELECT FROM generate_series(1, 100)"
 sf_stop primary
-sf_as_server "$SF_STAGE_BIN/pg_ctl" -D "$(sf_datadir standby)" -w -t 60 promote >/dev/null ||
-    sf_die "the standby was not promoted"
+sf_promote standby
 # pg_ctl returns once pg_control says so, a moment before sessions see it.
 sf_poll standby "SELECT pg_is_in_recovery()" f
 sf_expect_eq "promoted: no ID issued by this run yet, the generator's clock set" "t|t|t|0" \

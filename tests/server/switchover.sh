@@ -45,7 +45,7 @@ max_lead=$(sf_psql primary -c "
         FOR i IN 1..200 LOOP
             SELECT greatest(lead, (extract(epoch FROM reserved_until - clock_timestamp())
                                    * 1000)::bigint)
-                INTO lead FROM snowflake_status;
+                INTO lead FROM snowflake_status();
             PERFORM pg_sleep(0.01);
         END LOOP;
         RETURN lead;
@@ -62,8 +62,7 @@ sf_stop primary fast
 wait "$client1" || true
 wait "$client2" || true
 log_before=$(sf_server_log standby | wc -l)
-sf_as_server "$SF_STAGE_BIN/pg_ctl" -D "$(sf_datadir standby)" -w -t 60 promote >/dev/null ||
-    sf_die "pg_ctl promote failed"
+sf_promote standby
 sf_poll standby "SELECT pg_is_in_recovery()" f
 sf_stream_ids standby "$SF_WORK/new" 20000
 sf_expect_above "after the switchover" "$SF_WORK/old.1" "$SF_WORK/old.2" -- "$SF_WORK/new"

@@ -30,7 +30,7 @@ sf_poll p "SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'SyncRep'
            AND query LIKE 'INSERT INTO probe%'" 1
 # The reservation made before runs out as the clock passes it; then each
 # call needs a new one.
-sf_poll p "SELECT reserved_until < clock_timestamp() FROM snowflake_status" t
+sf_poll p "SELECT reserved_until < clock_timestamp() FROM snowflake_status()" t
 sf_log "ok: the synchronous standby is stalled and the reservation has run out"
 
 pids=()

@@ -5,7 +5,7 @@
 # start. Upgrading 15 to a fresh 15 cluster takes the same path as 15 to a
 # newer major (pg_upgrade of newer majors is not available here):
 #  - the table and its DEFAULT snowflake_nextval() come through, and the
-#    extension keeps its version;
+#    extension keeps its version and its schema snowflake_id (1.6);
 #  - the snowflake type's operator families come through whole and valid
 #    (they hold built-in operators as loose members), serving
 #    id = ANY(integer[]) by the key;
@@ -68,6 +68,11 @@ sf_start new "${SF_FAKE_ENV[@]}" || sf_die "the upgraded cluster did not start"
 sf_expect_eq "the extension keeps its version" "$old_version" \
     "$(sf_psql new -c "SELECT extversion FROM pg_extension WHERE extname = 'snowflake_id'")"
 sf_expect_eq "the rows came through" 20000 "$(sf_psql new -c "SELECT count(*) FROM orders")"
+sf_expect_eq "the schema snowflake_id came through as the extension's, with its view" "1 1" \
+    "$(sf_psql new -c "SELECT (SELECT count(*) FROM pg_depend WHERE deptype = 'e'
+                                 AND classid = 'pg_namespace'::regclass
+                                 AND objid = 'snowflake_id'::regnamespace)
+                       || ' ' || (SELECT count(*) FROM snowflake_id.snowflake_status)")"
 sf_expect_eq "the snowflake type's families came through whole" "$old_members" \
     "$(sf_psql new -c "$family_members")"
 sf_expect_eq "... and are valid" "true true true" "$(sf_psql new -c "SELECT string_agg(amvalidate(oid)::text, ' ')

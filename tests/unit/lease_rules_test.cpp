@@ -323,10 +323,22 @@ TEST(LeaseRules, PromotedStandbyTakesOverARestoredCopyDoesNot) {
             "fence 1.");
     EXPECT_STREQ(r.err.hint,
                  "The server stops issuing IDs at its lease deadline and leases a node id again.");
-    // A lower timeline does not take it back.
+    // A lower timeline does not take it back, and is told why.
     Server old = primary;
     old.instance = 23;
-    EXPECT_EQ(acquire(&store, old.request(4), kNow + 3).outcome, RuleOutcome::refused);
+    const Answer o = acquire(&store, old.request(4), kNow + 3);
+    EXPECT_EQ(o.outcome, RuleOutcome::refused);
+    EXPECT_STREQ(o.err.message, "node id 4 is held by another server");
+    EXPECT_STREQ(o.err.hint,
+                 "A standby of this server was promoted (timeline 2) and took node id 4 over: "
+                 "this server is an old primary and gets no node id while the new one holds it. "
+                 "Stop it, or make it a standby of the new primary (pg_rewind).");
+    // Another system, whatever its timeline, is told to use another id.
+    Server stranger = other_server();
+    stranger.timeline = 1;
+    EXPECT_EQ(std::string(acquire(&store, stranger.request(4), kNow + 3).err.hint)
+                  .rfind("Give every server its own", 0),
+              0u);
 }
 
 TEST(LeaseRules, RenewRecordsABoundThatNeverGoesDown) {

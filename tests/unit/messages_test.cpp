@@ -86,7 +86,7 @@ TEST(Messages, ForeignTextIsWholeOrMarkedWhereCut) {
     EXPECT_EQ(longer.compare(0, mark, shown, 0, mark), 0);
 }
 
-// The registry's longest DETAILs (snowflake_id--1.5.sql; the Lua scripts
+// The registry's longest DETAILs (snowflake_id--1.6.sql; the Lua scripts
 // write the same), with a 255-byte host and a 1023-byte data directory on
 // both sides: the layout refusal names both layouts whole.
 TEST(Messages, RegistryDetailsFitWhole) {

@@ -109,6 +109,7 @@ TEST(StateRecord, RunIdCarriesTheBoot) {
     EXPECT_LT(a, 1u << snowflake::kBootBits);
     EXPECT_EQ(a, snowflake::boot_fingerprint(boot_a, sizeof boot_a - 1)) << "stable";
     const uint64_t run = snowflake::run_id_for(a, 0xFFFFFFFFFFFFFFFFull);
+    EXPECT_EQ(snowflake::boot_of(run), a);
     EXPECT_TRUE(snowflake::run_in_boot(run, a));
     EXPECT_FALSE(snowflake::run_in_boot(run, b));
     EXPECT_FALSE(snowflake::run_in_boot(run, 0)) << "an unknown boot matches nothing";

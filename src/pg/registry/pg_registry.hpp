@@ -85,7 +85,10 @@ class PgRegistryStore final : public snowflake::RegistryStore {
     // The next result, waiting for it; false when the time limit passed,
     // *stop is set or the connection broke.
     bool next_result(int64_t until_mono_ns, PGresult **result);
-    snowflake::StoreOutcome find_schema(int64_t until_mono_ns, snowflake::Error *err);
+    // The registry's tables, as members of the extension (the header of
+    // pg_registry_pq.cpp says why); refused when the extension or a table
+    // is missing.
+    snowflake::StoreOutcome find_tables(int64_t until_mono_ns, snowflake::Error *err);
     snowflake::StoreOutcome unreachable(const char *what, snowflake::Error *err);
     // Waits for the socket; false when the time limit passed or *stop is set.
     bool wait_socket(int events, int64_t until_mono_ns);
@@ -94,9 +97,12 @@ class PgRegistryStore final : public snowflake::RegistryStore {
     volatile sig_atomic_t *stop_;
     PGconn *conn_ = nullptr;
     bool own_server_ = false;  // the registry is this server itself
-    // The registry's snowflake_id schema, quoted as an identifier; empty
-    // until looked up on the current connection.
-    char schema_[2 * NAMEDATALEN + 3] = "";
+    // The registry's tables, schema-qualified and quoted ("schema".name);
+    // empty until looked up on the current connection.
+    char lease_table_[2 * (2 * NAMEDATALEN + 2) + 2] = "";
+    char layout_table_[2 * (2 * NAMEDATALEN + 2) + 2] = "";
+    // The last exchange failed for a table that does not exist (42P01).
+    bool table_missing_ = false;
 };
 
 class RedisReplies;  // pg_registry_redis.cpp

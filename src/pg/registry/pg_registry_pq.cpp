@@ -10,8 +10,13 @@
 // Every name in the statements sent is schema-qualified, operators and
 // types included: the registry role's search_path may start with a schema
 // another role can write to, whose look-alike snowflake_registry_lease, =
-// or text would otherwise be used in place of the extension's. The
-// extension's schema is looked up in pg_catalog once per connection.
+// or text would otherwise be used in place of the extension's. The two
+// tables are looked up in pg_catalog once per connection, as members of
+// the extension: wherever the registry's version keeps them (the
+// extension's schema up to 1.5, the schema snowflake_id from 1.6, so that
+// a server updated first works with the registry before and after its
+// update), and never a table of the same name that is no member (a
+// look-alike left in the extension's schema, where 1.5 kept them).
 //
 // libpq is used as the WAL receiver and dblink use it inside a server
 // process: a non-blocking connection, waited on with WaitLatchOrSocket, so
@@ -51,7 +56,8 @@ void PgRegistryStore::disconnect() {
         PQfinish(conn_);
         conn_ = nullptr;
     }
-    schema_[0] = '\0';
+    lease_table_[0] = '\0';
+    layout_table_[0] = '\0';
 }
 
 // A failure to reach the registry: said in *err, and the connection dropped
@@ -133,6 +139,7 @@ bool PgRegistryStore::next_result(int64_t until_mono_ns, PGresult **result) {
 snowflake::StoreOutcome PgRegistryStore::exchange(int count, const Statement *statements,
                                                   PGresult **results, int64_t until_mono_ns,
                                                   snowflake::Error *err) {
+    table_missing_ = false;
     for (int i = 0; i < count; ++i) {
         results[i] = nullptr;
     }
@@ -214,18 +221,33 @@ snowflake::StoreOutcome PgRegistryStore::exchange(int count, const Statement *st
     const bool network =
         state != nullptr && (strncmp(state, "08", 2) == 0 || strncmp(state, "57", 2) == 0 ||
                              strcmp(state, "55P03") == 0);
+    table_missing_ = state != nullptr && strcmp(state, "42P01") == 0;  // undefined_table
     PQclear(failed);
     // A transaction the error left open and aborted ends with the
-    // connection; so does a schema that went away (the extension dropped
-    // and made anew elsewhere): it is looked up again on the next one.
+    // connection; so do the tables' names, if they went away (moved by an
+    // update, or the extension dropped and made anew elsewhere): they are
+    // looked up again on the next one.
     disconnect();
     return network ? snowflake::StoreOutcome::unreachable : snowflake::StoreOutcome::refused;
 }
 
-snowflake::StoreOutcome PgRegistryStore::find_schema(int64_t until_mono_ns, snowflake::Error *err) {
+snowflake::StoreOutcome PgRegistryStore::find_tables(int64_t until_mono_ns, snowflake::Error *err) {
+    // One row per table found, or one row with no table: the extension's
+    // version says why. The literals are names, "char"s and a regclass,
+    // compared by pg_catalog's operators.
     const Statement lookup = {
-        "SELECT pg_catalog.quote_ident(n.nspname) FROM pg_catalog.pg_extension e "
-        "JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace "
+        "SELECT e.extversion, c.relname, pg_catalog.format('%I.%I', n.nspname, c.relname) "
+        "FROM pg_catalog.pg_extension e LEFT JOIN (pg_catalog.pg_depend d "
+        "JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) d.objid "
+        "JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace) "
+        "ON d.refclassid OPERATOR(pg_catalog.=) "
+        "'pg_catalog.pg_extension'::pg_catalog.regclass::pg_catalog.oid "
+        "AND d.refobjid OPERATOR(pg_catalog.=) e.oid "
+        "AND d.classid OPERATOR(pg_catalog.=) "
+        "'pg_catalog.pg_class'::pg_catalog.regclass::pg_catalog.oid "
+        "AND d.deptype OPERATOR(pg_catalog.=) 'e' AND c.relkind OPERATOR(pg_catalog.=) 'r' "
+        "AND (c.relname OPERATOR(pg_catalog.=) 'snowflake_registry_lease' "
+        "OR c.relname OPERATOR(pg_catalog.=) 'snowflake_registry_layout') "
         "WHERE e.extname OPERATOR(pg_catalog.=) 'snowflake_id'",
         0, nullptr};
     PGresult *rows = nullptr;
@@ -233,13 +255,8 @@ snowflake::StoreOutcome PgRegistryStore::find_schema(int64_t until_mono_ns, snow
     if (outcome != snowflake::StoreOutcome::ok) {
         return outcome;
     }
-    const bool found =
-        PQntuples(rows) == 1 && static_cast<size_t>(PQgetlength(rows, 0, 0)) < sizeof schema_;
-    if (found) {
-        memcpy(schema_, PQgetvalue(rows, 0, 0), PQgetlength(rows, 0, 0) + 1);
-    }
-    PQclear(rows);
-    if (!found) {
+    if (PQntuples(rows) == 0) {
+        PQclear(rows);
         snowflake::fail(err, snowflake::ErrorCode::registry,
                         "snowflake_id is not installed in the registry's database");
         // Lower case, no period: it ends up inside a sentence ("Registry ...: <message>:
@@ -247,6 +264,34 @@ snowflake::StoreOutcome PgRegistryStore::find_schema(int64_t until_mono_ns, snow
         snowflake::set_detail(err, "run CREATE EXTENSION snowflake_id there, as a superuser");
         return snowflake::StoreOutcome::refused;
     }
+    for (int row = 0; row < PQntuples(rows); ++row) {
+        if (PQgetisnull(rows, row, 1)) {
+            continue;
+        }
+        const bool lease = strcmp(PQgetvalue(rows, row, 1), "snowflake_registry_lease") == 0;
+        char *target = lease ? lease_table_ : layout_table_;
+        const size_t size = lease ? sizeof lease_table_ : sizeof layout_table_;
+        const size_t len = static_cast<size_t>(PQgetlength(rows, row, 2));
+        if (len < size) {  // always: two quoted names of NAMEDATALEN
+            memcpy(target, PQgetvalue(rows, row, 2), len + 1);
+        }
+    }
+    const char *missing = lease_table_[0] == '\0'    ? "snowflake_registry_lease"
+                          : layout_table_[0] == '\0' ? "snowflake_registry_layout"
+                                                     : nullptr;
+    if (missing != nullptr) {
+        // Before 1.3, the extension had no registry.
+        snowflake::fail(err, snowflake::ErrorCode::registry,
+                        "snowflake_id %s in the registry's database has no table %s",
+                        PQgetvalue(rows, 0, 0), missing);
+        snowflake::set_detail(err,
+                              "update it there (ALTER EXTENSION snowflake_id UPDATE), as a "
+                              "superuser");
+        PQclear(rows);
+        disconnect();
+        return snowflake::StoreOutcome::refused;
+    }
+    PQclear(rows);
     return snowflake::StoreOutcome::ok;
 }
 
@@ -373,9 +418,8 @@ void add_lease(const snowflake::LeaseRecord &l, Params *p) {
 snowflake::StoreOutcome PgRegistryStore::read_view(int64_t node, int64_t until_mono_ns,
                                                    snowflake::RegistryView *view,
                                                    snowflake::Error *err) {
-    const std::string schema = schema_;
     const std::string lock =
-        "LOCK TABLE " + schema + ".snowflake_registry_lease IN SHARE ROW EXCLUSIVE MODE";
+        "LOCK TABLE " + std::string(lease_table_) + " IN SHARE ROW EXCLUSIVE MODE";
     // The wait for the lock ends with the call: a backend left queued on it
     // after the call gave up would hold a connection slot until the lock is
     // let go, and every retry would queue one more.
@@ -388,8 +432,8 @@ snowflake::StoreOutcome PgRegistryStore::read_view(int64_t node, int64_t until_m
         "SELECT " + ms_of("floor", "c.now") +
         ", l.datacenter_bits, l.worker_bits, l.sequence_bits, l.epoch_ms, " +
         ms_of("floor", "l.recorded_at") +
-        ", l.recorded_by FROM (VALUES (pg_catalog.clock_timestamp())) c (now) LEFT JOIN " + schema +
-        ".snowflake_registry_layout l ON true";
+        ", l.recorded_by FROM (VALUES (pg_catalog.clock_timestamp())) c (now) LEFT JOIN " +
+        layout_table_ + " l ON true";
     std::string leases = "SELECT ";
     for (int i = 0; i < kLeaseColumnCount; ++i) {
         const char *c = kLeaseColumns[i];
@@ -399,7 +443,7 @@ snowflake::StoreOutcome PgRegistryStore::read_view(int64_t node, int64_t until_m
                       ? ms_of("ceil", c)
                       : ms_of("floor", c);
     }
-    leases += " FROM " + schema + ".snowflake_registry_lease";
+    leases += std::string(" FROM ") + lease_table_;
     const std::string node_text = std::to_string(node);
     const char *node_param = node_text.c_str();
     if (node >= 0) {
@@ -451,7 +495,6 @@ snowflake::StoreOutcome PgRegistryStore::write_and_commit(const snowflake::Regis
                                                           snowflake::Error *err) {
     // A PostgreSQL registry keeps its records, so the rules give it no loss
     // guard and drop no record (RegistryView::can_lose_data is false).
-    const std::string schema = schema_;
     Params params;
     std::string sql;
     if (writes.layout) {
@@ -462,8 +505,8 @@ snowflake::StoreOutcome PgRegistryStore::write_and_commit(const snowflake::Regis
         params.add(l.epoch_ms);
         params.add(l.recorded_at_ms);
         params.add_text(l.recorded_by);
-        sql = "INSERT INTO " + schema +
-              ".snowflake_registry_layout (only_row, datacenter_bits, worker_bits, "
+        sql = std::string("INSERT INTO ") + layout_table_ +
+              " (only_row, datacenter_bits, worker_bits, "
               "sequence_bits, epoch_ms, recorded_at, recorded_by) VALUES (true, $" +
               std::to_string(dc) + "::integer, $" + std::to_string(dc + 1) + "::integer, $" +
               std::to_string(dc + 2) + "::integer, $" + std::to_string(dc + 3) + "::bigint, " +
@@ -472,7 +515,7 @@ snowflake::StoreOutcome PgRegistryStore::write_and_commit(const snowflake::Regis
     if (!writes.leases.empty()) {
         // The layout (when new) and the leases in one statement: the layout
         // as a WITH, which runs whether or not it is read.
-        std::string upsert = "INSERT INTO " + schema + ".snowflake_registry_lease (";
+        std::string upsert = std::string("INSERT INTO ") + lease_table_ + " (";
         std::string update;
         for (int i = 0; i < kLeaseColumnCount; ++i) {
             upsert += std::string(i == 0 ? "" : ", ") + kLeaseColumns[i];
@@ -519,12 +562,26 @@ template <typename Decide>
 snowflake::StoreOutcome PgRegistryStore::call(int64_t node, Decide decide, snowflake::Error *err) {
     snowflake::StoreOutcome outcome = connect(err);
     const int64_t until = sf_registry_call_until_ns();
-    if (outcome == snowflake::StoreOutcome::ok && schema_[0] == '\0') {
-        outcome = find_schema(until, err);
-    }
     snowflake::RegistryView view;
-    if (outcome == snowflake::StoreOutcome::ok) {
-        outcome = read_view(node, until, &view, err);
+    // The registry's update to 1.6 moves the tables while this server may
+    // hold their names: its LOCK TABLE waits for the update, and once the
+    // update commits, no table has the name it waited under. That is no
+    // answer from the registry (a refusal would cost the lease): the tables
+    // are looked up again and the read made once more, in the same call
+    // (whose waits still end by the lease's deadline). Nothing was written:
+    // the read takes the lock first.
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        if (outcome == snowflake::StoreOutcome::ok && lease_table_[0] == '\0') {
+            outcome = find_tables(until, err);
+        }
+        if (outcome == snowflake::StoreOutcome::ok) {
+            view = snowflake::RegistryView();
+            outcome = read_view(node, until, &view, err);
+        }
+        if (outcome != snowflake::StoreOutcome::refused || !table_missing_ || attempt > 0) {
+            break;
+        }
+        outcome = connect(err);  // the failed read dropped the connection
     }
     if (outcome == snowflake::StoreOutcome::ok) {
         // A refusal commits what it carries too, then says no.

@@ -43,6 +43,7 @@ def main():
           f"events {', '.join(names)}")
     print(f"lifecycle: {config.describe()}", flush=True)
     passed = failed = events_run = 0
+    failures = []
     t0 = time.monotonic()
     for seed in seeds:
         print(f"=== seed {seed} (replay: SEED={seed} STEPS={steps} STORE={store})", flush=True)
@@ -51,8 +52,11 @@ def main():
             passed += 1
         else:
             failed += 1
+            failures.append(sim.failure)
         events_run += sim.events_run
     print(f"lifecycle: {events_run} events ran in {time.monotonic() - t0:.0f} s")
+    for failure in failures:
+        print(f"lifecycle: {failure}")
     print(f"lifecycle: {passed} passed, {failed} failed")
     return 0 if failed == 0 else 1
 

@@ -45,6 +45,11 @@ RESTART_MARGIN_MS = 1000
 # interval old): a backend crash restart here, a kill -9 on a quiet machine.
 # Later than lease_ttl + max_clock_drift after the last renewal, that bound
 # is past, and a server resuming there shows no lead at all.
+# After a promotion (promote), the same form with another reach: the promoted
+# standby resumes above the registry's recorded bound + max_clock_drift (a
+# renewal made before the kill recorded its clock + lease_ttl, or its
+# catch-up clock + lease_ttl / 2), or above the reservations it replayed,
+# whichever is higher; CRASH_LEAD_MARGIN_MS covers the same psql tail.
 RESERVATION_WINDOW_MS = 1000
 CRASH_LEAD_MARGIN_MS = 300
 CRASH_LOOP_CRASHES = 3  # kill -9 of one node's postmaster, in quick succession
@@ -103,6 +108,9 @@ def describe():
         f"restart bound max_clock_drift + {RESTART_MARGIN_MS} ms; "
         f"crash lead bound max(0, lead at the crash + max_clock_drift + reservation window "
         f"{RESERVATION_WINDOW_MS} ms - time since the crash / 2) + {CRASH_LEAD_MARGIN_MS} ms; "
+        f"promotion lead bound max(0, max_clock_drift + max(lease_ttl, lead at the kill + "
+        f"lease_ttl / 2, lead at the kill + reservation window) - time since the kill / 2) + "
+        f"{CRASH_LEAD_MARGIN_MS} ms; "
         f"registry floor lead bound lead of the newest ID + "
         f"{LEASE_TTL_MS + MAX_CLOCK_DRIFT_MS + FLOOR_LEAD_MARGIN_MS} ms (lease_ttl + "
         f"max_clock_drift + margin {FLOOR_LEAD_MARGIN_MS}); "

@@ -13,7 +13,7 @@ import subprocess
 import time
 
 from . import config
-from .ledger import Violation
+from .ledger import Violation, node_bits
 from .probe import NOT_PRELOADED
 from .procs import CLIENT_BIN, HarnessError, children
 
@@ -35,7 +35,7 @@ def _crash(sim, node, kill, how):
     what invariant 6 needs: the probe's lead, the run the crash ends (its IDs
     are what the node issued before) and the node's clock at the crash."""
     prev_run = sim.runs[node.name]
-    probe_lead_ms = _lead_probe(sim, node)
+    probe_lead_ms, node_id = _lead_probe(sim, node)
     if kill:
         killed_ms = node.crash()
     else:
@@ -48,14 +48,15 @@ def _crash(sim, node, kill, how):
     # returned, every ID of the run is in the ledger.
     sim.clients[node.name].await_calls(1, 10)
     return {"how": how, "prev_run": prev_run, "probe_lead_ms": probe_lead_ms,
-            "killed_ms": killed_ms + node.clock_offset_s * 1000}
+            "node_id": node_id, "killed_ms": killed_ms + node.clock_offset_s * 1000}
 
 
 def _lead_probe(sim, node):
     """The node's lead measured by a probe right before a crash (invariant
-    6): a client's newest ID may be a call old by the time of the kill."""
+    6): a client's newest ID may be a call old by the time of the kill; and
+    the node id the node had then. (None, None) if the probe did not mint."""
     p = sim.prober.observe(node)
-    return sim.prober.lead(node, p) if p.ok else None
+    return (sim.prober.lead(node, p), node_bits(p.id)) if p.ok else (None, None)
 
 
 def restart(sim, rng):
@@ -130,6 +131,58 @@ def crash_loop(sim, rng):
         sim.runs[node.name] = p.run
 
 
+def promote(sim, rng):
+    """A failover: the node gets a streaming standby (made now, only when the
+    event is drawn), synchronous or asynchronous; once it streams and has
+    replayed what the node's client minted meanwhile, kill -9 of the node's
+    postmaster and children while the client mints, then pg_ctl promote of
+    the standby, which from then on is the node: the clients and probes
+    connect to it, and the crashed primary's data directory is discarded.
+    An asynchronous standby may lack the primary's last WAL: the registry's
+    recorded bound is what the promoted server must resume above."""
+    node = rng.choice(sim.nodes)
+    sync = rng.choice((True, False))
+    calls = rng.choice((1, 3))
+    kind = "synchronous" if sync else "asynchronous"
+    sim.note(f"promotion: {node.name} gets {'a' if sync else 'an'} {kind} standby; once it has "
+             f"replayed {calls} more calls of the client, kill -9 of {node.name}'s postmaster and children, then "
+             f"pg_ctl promote of the standby, which becomes {node.name}")
+    standby = node.new_standby()
+    sim.standbys.append(standby)
+    ok, out = standby.start()
+    if not ok:
+        raise HarnessError(f"{node.name}'s standby did not start: {out}")
+    what = f"{node.name}'s {kind} standby"
+    node.poll("SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'", "1", 30,
+              what, query_timeout_s=10)
+    if sync:
+        # On the primary alone, set after the copy: the promoted standby
+        # must not wait for a standby of its own.
+        node.reload_setting("synchronous_standby_names", "*")
+        node.poll("SELECT string_agg(sync_state, ',') FROM pg_stat_replication", "sync", 30,
+                  what, query_timeout_s=10)
+    if not sim.clients[node.name].await_calls(calls, 30):
+        raise HarnessError(f"client of {node.name} made no progress (promote)")
+    lsn = node.sql_ok("SELECT pg_current_wal_lsn()")
+    standby.poll(f"SELECT pg_last_wal_replay_lsn() >= '{lsn}'::pg_lsn", "t", 30, what,
+                 query_timeout_s=10)
+    crash = _crash(sim, node, True, f"kill -9 of the primary, its {kind} standby streaming")
+    node.discard_pid_file()
+    # Before the promotion: the promoted server's grant records its own.
+    bound = (sim.registry.recorded_bound(crash["node_id"])
+             if crash["node_id"] is not None else None)
+    ok, out = standby.promote()
+    if not ok:
+        raise Violation(3, f"{what} was not promoted: {out}")
+    since = time.monotonic()
+    node.become(standby, keep_old=bool(os.environ.get("SF_KEEP_WORK")))
+    sim.standbys.remove(standby)
+    promotion = dict(crash, kind=kind, recorded_bound_ms=bound,
+                     forward_steps=list(node.forward_steps))
+    return {node.name: {"since": since, "clean_restart": False, "extra_ms": 0,
+                        "promotion": promotion, "why": f"after its {kind} standby was promoted"}}
+
+
 def kill_backend(sim, rng):
     """kill -9 of one backend (a session of our own): the postmaster
     reinitialises shared memory and restarts every backend."""
@@ -156,7 +209,7 @@ def kill_backend(sim, rng):
                 time.sleep(0.01)  # the pace of the poll; the condition is the session
         # The postmaster survives, and with it the run: what the node issued
         # before is what the ledger holds now, and the probe's own ID.
-        probe_lead_ms = _lead_probe(sim, node)
+        probe_lead_ms, _ = _lead_probe(sim, node)
         sim.ledger.check()
         crash = {"how": "kill -9 of a backend", "newest": sim.ledger.newest.get((node.name, run)),
                  "probe_lead_ms": probe_lead_ms,
@@ -276,6 +329,8 @@ def clock_step(sim, rng):
         sim.note(f"  ... then one call: {p.describe()}")
     finally:
         node.set_clock(0)
+        if step_s > 0:
+            node.forward_steps.append((step_s * 1000, time.time() * 1000))
     # Restoring a forward step is a step back by as much: with 'error', calls
     # that need a new millisecond may refuse until the clock has caught up.
     # A renewal made while the clock was ahead records that clock + lease_ttl:
@@ -310,6 +365,7 @@ EVENTS = {
     "immediate": (immediate, 2),
     "kill_postmaster": (kill_postmaster, 1),
     "crash_loop": (crash_loop, 1),
+    "promote": (promote, 1),
     "kill_backend": (kill_backend, 2),
     "no_preload": (no_preload, 1),
     "freeze_node": (freeze_node, 1),

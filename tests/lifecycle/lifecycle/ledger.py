@@ -41,6 +41,7 @@ class Ledger:
         self.max_ts = {}  # (node, run) -> the newest ID time of that run
         self.newest = {}  # (node, run) -> the largest ID of that run
         self.first = {}  # (node, run) -> the smallest ID of that run
+        self.span = {}  # (node, run, node id) -> [smallest, largest] ID of that run on it
         self.reach_ms = 0  # the newest ID time of any node, any run (invariant 6)
         self.serial = 0
         self.count = 0
@@ -74,6 +75,8 @@ class Ledger:
             self.reach_ms = max(self.reach_ms, ts_ms(i))
             if nr not in self.first or i < self.first[nr]:
                 self.first[nr] = i
+            span = self.span.setdefault((node, run, node_bits(i)), [i, i])
+            span[0], span[1] = min(span[0], i), max(span[1], i)
 
 
 def fmt(origin):

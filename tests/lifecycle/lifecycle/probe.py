@@ -7,6 +7,7 @@ readings of snowflake_status, and the invariants they check:
     of its clock than its durable reservations or its registry floor explain.
 """
 
+import datetime
 import os
 import re
 import time
@@ -14,10 +15,10 @@ import time
 from . import config
 from .ledger import Violation, node_bits, ts_ms
 from .clients import SINGLE, parse_rows
-from .procs import psql
+from .procs import HarnessError, psql
 
 STATUS = ("SELECT 'S|' || lease_state || '|' || coalesce(worker_id::text, '') "
-          "FROM snowflake_status")
+          "FROM snowflake_status()")
 MINT = "SELECT 'I|' || snowflake_nextval() || '|' || pg_postmaster_start_time()"
 
 # What a refusal says about the lease, and the lease_state it maps to
@@ -29,6 +30,31 @@ REFUSALS = (
     (re.compile(r"snowflake_id has no node id yet"), {"waiting"}),
 )
 SUCCESS_STATES = {"held", "switching"}
+
+# A server's log: the WARNING that blames the wall clock for a lead
+# (src/pg/pg_resume.cpp, log_resume), and the lines that say where the
+# generator resumed and why (copied into the event log after a promotion).
+CLOCK_WARNING = re.compile(r"WARNING:\s+snowflake_id: the wall clock")
+RESUME_LINES = ("snowflake_id: the generator resumes", "snowflake_id: the lead comes from",
+                "snowflake_id: took back node id", "snowflake_id: leased node id",
+                "snowflake_id: the server starts as a standby")
+TAKEOVER_LINE = re.compile(r"snowflake_id: the generator resumes at (\S+ \S+), above every ID "
+                           r"the previous holder of node id (\d+) can have issued")
+
+
+def catch_up_limit(reach_ms, since_ms):
+    """How far ahead of its clock a server may lie since_ms after an event
+    (a crash, a promotion) that left it resuming at most reach_ms ahead:
+    its catch-up clock uses a lead up at half speed at least
+    (docs/durability.md), plus CRASH_LEAD_MARGIN_MS for the probe's tail."""
+    return max(0, reach_ms - since_ms / 2) + config.CRASH_LEAD_MARGIN_MS
+
+
+def utc_ms(text):
+    """ms since 1970 of a time as the server's messages write it
+    (snowflake::format_utc: 2026-11-26 04:41:31.393Z)."""
+    t = datetime.datetime.strptime(text, "%Y-%m-%d %H:%M:%S.%fZ")
+    return round(t.replace(tzinfo=datetime.timezone.utc).timestamp() * 1000)
 NOT_PRELOADED = "must be loaded via shared_preload_libraries"
 
 # SKIP_INVARIANTS=4,5,6: report a failure of invariant 4, 5 or 6 in the log and
@@ -230,7 +256,7 @@ class Prober:
             before = max(before, crash["probe_lead_ms"])
         since = clock - crash["killed_ms"]
         reach = max(0, before) + config.MAX_CLOCK_DRIFT_MS + config.RESERVATION_WINDOW_MS
-        limit = max(0, reach - since / 2) + config.CRASH_LEAD_MARGIN_MS
+        limit = catch_up_limit(reach, since)
         self.note(f"{what}: first ID {lead:.0f} ms ahead of its clock, {since:.0f} ms after "
                   f"the crash (lead at the crash {before:.0f} ms); allowed {limit:.0f} ms")
         if lead > limit:
@@ -244,6 +270,137 @@ class Prober:
                          f"margin {config.CRASH_LEAD_MARGIN_MS} = {limit:.0f} ms: a crash restart "
                          f"of the same data directory resumes at its own last reservation, not at "
                          f"the registry's recorded bound")
+        return lead
+
+    def check_promotion(self, node, probe, promo):
+        """After a promotion (promote): the standby took its crashed primary's
+        node id lease over (same system identifier, the next timeline), so
+        - (invariant 2) its IDs on that node id lie above every ID the old
+          primary issued on it, and the first of them at or above the bound
+          the registry had recorded for it (read after the kill, before the
+          promotion) plus max_clock_drift: what it resumes above whatever WAL
+          an asynchronous standby lacked; and its log says it resumed at or
+          above that bound on the lease it took over (a promotion slower
+          than the bound passes the first two whatever the server did);
+        - (invariant 6) its first successful probe lies at most max(0, A -
+          (time since the kill) / 2) + CRASH_LEAD_MARGIN_MS ahead of its
+          clock, A = max_clock_drift + the largest of lease_ttl, L +
+          lease_ttl / 2 and L + the reservation window, plus what a clock set
+          forward earlier in the seed still adds; L = max(0, its lead at the
+          kill). The registry's bound came from a renewal made before the
+          kill: the clock then + lease_ttl, or the catch-up clock + lease_ttl
+          / 2 (docs/durability.md); what a synchronous standby replayed is a
+          reservation, at most max_clock_drift + the window ahead of the
+          generator's clock; the promoted server resumes above the higher of
+          the two and its catch-up clock runs at half speed at least;
+        - (invariant 6) its log shows no WARNING blaming the wall clock for
+          the lead, unless the node's clock was set forward earlier in the
+          seed: the lead comes from the lease or the replayed reservations.
+        A promoted standby that came back on another node id than its
+        primary had, or a primary that had issued no ID, leave the registry
+        floor bound alone to check."""
+        self.ledger.check()
+        what = f"{node.name} after the promotion of its {promo['kind']} standby"
+        try:
+            with open(node.log, errors="replace") as f:
+                log = f.read().splitlines()
+        except OSError as e:
+            raise HarnessError(f"{what}: cannot read its log: {e}") from e
+        for line in log:
+            if any(k in line for k in RESUME_LINES):
+                self.note(f"{node.name}'s log: {line.split('snowflake_id: ', 1)[-1][:200]}")
+        warnings = [l for l in log if CLOCK_WARNING.search(l)]
+        if promo["forward_steps"]:
+            self.note(f"{what}: its clock was set forward earlier in this seed, which can "
+                      f"explain a WARNING about the wall clock: not checked")
+        elif warnings:
+            self.fail(6, f"{what}: the promoted server's log blames the wall clock for its lead, "
+                         f"though the node's clock was never set forward in this seed (the lead "
+                         f"comes from the node id lease or the replayed reservations): "
+                         f"{warnings[0].strip()}")
+        prev_run = promo["prev_run"]
+        node_id = promo["node_id"]
+        if node_id is None and self.ledger.newest.get((node.name, prev_run)):
+            node_id = node_bits(self.ledger.newest[(node.name, prev_run)])
+        if node_id is None:
+            self.note(f"{what}: no ID recorded before the kill, so no lead to compare with; "
+                      f"only the registry floor bound applies")
+            return None
+        if node_bits(probe.id) != node_id:
+            self.note(f"{what}: node id {node_bits(probe.id)} after the promotion, {node_id} "
+                      f"before: only the registry floor bound applies")
+            return None
+        old = self.ledger.span.get((node.name, prev_run, node_id))
+        first = self.ledger.span[(node.name, probe.run, node_id)][0]
+        if old and first <= old[1]:
+            raise Violation(2, f"{what}: its ID {first} (time {ts_ms(first)}) on node id "
+                               f"{node_id} is not above the newest ID the old primary issued "
+                               f"on it, {old[1]} (time {ts_ms(old[1])}): a promoted standby "
+                               f"resumes above every bound its primary recorded")
+        bound = promo["recorded_bound_ms"]
+        # Where the server says it resumed on the lease it took over: seen
+        # however slow the promotion was (a first ID later than the bound
+        # lies above it whatever the server did).
+        took = [m for m in map(TAKEOVER_LINE.search, log) if m and int(m.group(2)) == node_id]
+        if not took:
+            raise Violation(2, f"{what}: its log does not say that it resumed above the bound "
+                               f"the previous holder of node id {node_id} recorded ('the "
+                               f"generator resumes at ..., above every ID the previous holder "
+                               f"of node id {node_id} can have issued'): a promoted standby "
+                               f"takes its primary's lease over with the registry's floor, "
+                               f"which covers the WAL an asynchronous standby lacks")
+        resumed_ms = utc_ms(took[0].group(1))
+        if bound is None:
+            self.note(f"{what}: the registry showed no bound for node id {node_id} after the "
+                      f"kill: the first ID is compared with the old primary's IDs only")
+        else:
+            floor = bound + config.MAX_CLOCK_DRIFT_MS
+            if resumed_ms < floor:
+                raise Violation(2, f"{what}: its log says it resumed at {took[0].group(1)} "
+                                   f"({resumed_ms}) on node id {node_id}, below the bound the "
+                                   f"registry recorded for the old primary ({bound}, read "
+                                   f"after the kill) + max_clock_drift "
+                                   f"{config.MAX_CLOCK_DRIFT_MS} = {floor}")
+            self.note(f"{what}: resumed at {resumed_ms} on node id {node_id}, first ID at "
+                      f"{ts_ms(first)}: {resumed_ms - floor} and {ts_ms(first) - floor} ms above "
+                      f"the registry's recorded bound {bound} + max_clock_drift")
+            if ts_ms(first) < floor:
+                raise Violation(2, f"{what}: its first ID on node id {node_id}, {first}, carries "
+                                   f"{ts_ms(first)}, below the bound the registry recorded for "
+                                   f"the old primary ({bound}, read after the kill) + "
+                                   f"max_clock_drift {config.MAX_CLOCK_DRIFT_MS} = {floor}: the "
+                                   f"promoted standby did not resume above the registry's floor, "
+                                   f"and IDs its primary issued past the WAL it replayed can "
+                                   f"repeat")
+        killed = promo["killed_ms"]
+        before = self.ledger.max_ts.get((node.name, prev_run), killed) - killed
+        if promo.get("probe_lead_ms") is not None:
+            before = max(before, promo["probe_lead_ms"])
+        stepped = max([s - (killed - at) for s, at in promo["forward_steps"]] + [0])
+        clock = probe.wall_ms + node.clock_offset_s * 1000
+        lead = self.lead(node, probe)
+        since = clock - killed
+        held = max(0, before)
+        reach = (config.MAX_CLOCK_DRIFT_MS + stepped
+                 + max(config.LEASE_TTL_MS, held + config.LEASE_TTL_MS // 2,
+                       held + config.RESERVATION_WINDOW_MS))
+        limit = catch_up_limit(reach, since)
+        self.note(f"{what}: first ID {lead:.0f} ms ahead of its clock, {since:.0f} ms after "
+                  f"the kill (lead at the kill {before:.0f} ms); allowed {limit:.0f} ms")
+        if lead > limit:
+            self.fail(6, f"{what}: the first ID after the promotion, {probe.id}, carries "
+                         f"{ts_ms(probe.id)}, {lead:.0f} ms ahead of the node's clock "
+                         f"({clock:.0f}) read right after the call, {since:.0f} ms after the "
+                         f"kill of its primary; the primary's lead at the kill ({killed:.0f}) was "
+                         f"{before:.0f} ms. Allowed: max(0, max_clock_drift "
+                         f"{config.MAX_CLOCK_DRIFT_MS} + clock set forward before {stepped:.0f} "
+                         f"+ max(lease_ttl {config.LEASE_TTL_MS}, {held:.0f} + lease_ttl / 2, "
+                         f"{held:.0f} + reservation window {config.RESERVATION_WINDOW_MS}) - "
+                         f"{since:.0f} / 2) + margin {config.CRASH_LEAD_MARGIN_MS} = "
+                         f"{limit:.0f} ms: a promoted standby resumes above the registry's "
+                         f"bound, recorded at most lease_ttl past the clock of a renewal made "
+                         f"before the kill (lease_ttl / 2 past a catch-up clock), or above the "
+                         f"reservations it replayed, and catches up from there")
         return lead
 
     def check_floor_lead(self, node, probe, reach_lead_ms, clock_ahead_ms, why, quiet=False):

@@ -3,6 +3,7 @@ each in its own directory under the seed's workspace. Mirrors the helpers of
 tests/lib/cluster.sh (sf_new, sf_start, sf_crash, sf_new_registry, ...)."""
 
 import os
+import shutil
 import signal
 import time
 
@@ -48,6 +49,13 @@ class PgServer:
         reaped here, not left a zombie until the driver exits."""
         if pm is not None:
             await_gone([pm], 10)
+
+    def promote(self):
+        """pg_ctl promote -w of a standby; (ok, output)."""
+        p = run(as_server([os.path.join(STAGE_BIN, "pg_ctl"), "-D", self.data, "-w", "-t",
+                           str(config.START_TIMEOUT_S), "promote"]),
+                config.START_TIMEOUT_S + 10, check=False)
+        return p.returncode == 0, (p.stdout + p.stderr).strip()
 
     def restart(self):
         """pg_ctl restart -m fast; (ok, output)."""
@@ -107,6 +115,18 @@ class PgServer:
             raise HarnessError(f"{self.dir}: {commands}: {err.strip()}")
         return out.strip()
 
+    def poll(self, sql, want, timeout_s, what, query_timeout_s=config.PSQL_TIMEOUT_S):
+        """A bounded poll until sql gives want on this server."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            rc, out, err = self.sql(sql, timeout=query_timeout_s)
+            if rc == 0 and out.strip() == want:
+                return
+            if time.monotonic() > deadline:
+                raise HarnessError(f"{what}: {sql} gave {out.strip() or err.strip()!r}, not "
+                                   f"{want!r}, within {timeout_s} s")
+            time.sleep(config.POLL_PACE_S)
+
     def stop_if_running(self):
         if self.running():
             pm = self.postmaster_pid()
@@ -122,6 +142,7 @@ class Node(PgServer):
     def __init__(self, seed_dir, name, index, registry_conf, mode):
         self.name = name
         self.index = index
+        self.seed_dir = seed_dir
         self.clock_file = os.path.join(seed_dir, name + ".clock")
         super().__init__(os.path.join(seed_dir, name), {
             "LD_PRELOAD": config.LIBFAKETIME, "FAKETIME_TIMESTAMP_FILE": self.clock_file,
@@ -130,6 +151,11 @@ class Node(PgServer):
         self.mode = mode  # on_clock_step_back
         self.worker_cfg = "auto"
         self.clock_offset_s = 0.0
+        # (how far, the real clock in ms when restored) of every forward step
+        # of its clock in this seed (clock_step): a lead it can explain.
+        self.forward_steps = []
+        self.standbys = 0  # standbys made of this node so far (promote)
+        self.previous_logs = []  # the logs of its primaries before promotions
 
     def create(self):
         self.set_clock(0)
@@ -172,18 +198,53 @@ class Node(PgServer):
         with open(path, "w") as f:  # in place: the owner stays the server account
             f.write(text)
 
+    def new_standby(self):
+        """A streaming hot standby of this node (which must be running), as
+        sf_new_standby makes one: pg_basebackup -R in a directory of its own
+        beside the node's (tests/lifecycle/run sweeps it up like a node's),
+        socket there, every setting the node's (postgresql.conf and
+        postgresql.auto.conf come with the copy), its clock the node's. Not
+        started."""
+        basebackup = os.path.join(STAGE_BIN, "pg_basebackup")
+        if not os.access(basebackup, os.X_OK):
+            raise HarnessError(f"no {basebackup}: the promote event needs a server with "
+                               f"pg_basebackup (tests/lib/cluster.sh stages it where it exists)")
+        self.standbys += 1
+        standby = PgServer(os.path.join(self.seed_dir, f"{self.name}.standby{self.standbys}"),
+                           self.env)
+        make_dir(standby.dir)
+        # --no-sync, as initdb's: the servers run with fsync = off.
+        run(as_server([basebackup, "-h", self.dir, "-p", "5432", "-U", "postgres", "-D",
+                       standby.data, "-R", "-X", "stream", "-c", "fast", "--no-sync"]), 120)
+        with open(os.path.join(standby.data, "postgresql.conf"), "a") as f:
+            f.write(f"unix_socket_directories = '{standby.dir}'\nhot_standby = on\n")
+        return standby
+
+    def discard_pid_file(self):
+        """After a kill -9 of this node's postmaster that no start follows
+        (promote): its postmaster.pid would name a pid the machine may give
+        to another process, which tests/lifecycle/run's sweep would signal."""
+        try:
+            os.unlink(os.path.join(self.data, "postmaster.pid"))
+        except FileNotFoundError:
+            pass
+
+    def become(self, promoted, keep_old):
+        """From now on the promoted standby is this node: its socket is where
+        the clients and probes connect. The crashed primary's data directory
+        is removed (kept with SF_KEEP_WORK, without its pid file); its log
+        stays, for a failure's report."""
+        old_data = self.data
+        self.previous_logs.append(self.log)
+        self.dir, self.data, self.log = promoted.dir, promoted.data, promoted.log
+        if not keep_old:
+            shutil.rmtree(old_data)
+
     def reload_setting(self, name, value):
         """ALTER SYSTEM SET + pg_reload_conf, then a bounded poll until a new
         session sees it."""
         self.sql_ok(f"ALTER SYSTEM SET {name} = '{value}'", "SELECT pg_reload_conf()")
-        deadline = time.monotonic() + 10
-        while True:
-            rc, out, _ = self.sql(f"SHOW {name}")
-            if rc == 0 and out.strip() == value:
-                return
-            if time.monotonic() > deadline:
-                raise HarnessError(f"{self.name}: {name} did not become {value} (last {out!r})")
-            time.sleep(config.POLL_PACE_S)
+        self.poll(f"SHOW {name}", value, 10, f"{self.name}: {name} after the reload")
 
 
 class PgRegistry(PgServer):
@@ -206,9 +267,16 @@ class PgRegistry(PgServer):
         return rc == 0 and out.strip() == "1"
 
     def lease_state(self, node_id):
-        rc, out, _ = self.sql(f"SELECT state FROM snowflake_registry_leases "
+        rc, out, _ = self.sql(f"SELECT state FROM snowflake_id.snowflake_registry_leases "
                               f"WHERE node_id = {int(node_id)}", timeout=5)
         return out.strip() if rc == 0 else None
+
+    def recorded_bound(self, node_id):
+        """The bound the registry recorded for node_id (reserved_until_ms: the
+        holder's IDs carry times below it), or None."""
+        rc, out, _ = self.sql(f"SELECT reserved_until_ms FROM snowflake_id.snowflake_registry_lease "
+                              f"WHERE node_id = {int(node_id)}", timeout=5)
+        return int(out.strip()) if rc == 0 and out.strip().isdigit() else None
 
     def freeze(self):
         return super().freeze()
@@ -294,6 +362,11 @@ class RedisRegistry:
         if released != 0:
             return "released"
         return "live" if expires > now_ms else "expired"
+
+    def recorded_bound(self, node_id):
+        out = self.cli("HGET", f"snowflake_id:lease:{int(node_id)}",
+                       "reserved_until_ms").stdout.strip()
+        return int(out) if out.isdigit() else None
 
 
 def new_registry(store, seed_dir):

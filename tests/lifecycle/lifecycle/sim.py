@@ -19,6 +19,7 @@ class Simulation:
         self.seed = seed
         self.store = store
         self.steps = steps
+        self.failure = None  # what failed, for the summary (report)
         self.rng = random.Random(seed)
         self.event_names = event_names
         self.dir = os.path.join(WORK, f"seed-{seed}")
@@ -30,6 +31,7 @@ class Simulation:
         self.nodes = [Node(self.dir, name, k, self.registry.conf, modes[k])
                       for k, name in enumerate(config.NODES)]
         self.clients = {}
+        self.standbys = []  # standbys made and not (yet) promoted (promote)
         self.runs = {}  # node name -> its current run (pg_postmaster_start_time)
         # How far the newest ID of any node lay ahead of the clock when the
         # current step began (invariant 6, the registry floor bound).
@@ -68,8 +70,8 @@ class Simulation:
         thaw_all()
         for c in self.clients.values():
             c.join(60)
-        for node in self.nodes:
-            node.stop_if_running()
+        for server in self.nodes + self.standbys:
+            server.stop_if_running()
         self.registry.stop_if_running()
         if not keep:
             shutil.rmtree(self.dir, ignore_errors=True)
@@ -126,6 +128,8 @@ class Simulation:
         restart that kept the node id, the registry floor bound always."""
         if t.get("crash"):
             self.prober.check_crash_lead(node, probe, t["crash"])
+        if t.get("promotion"):
+            self.prober.check_promotion(node, probe, t["promotion"])
         self.prober.check_floor_lead(node, probe, self.reach_lead_ms,
                                      t.get("clock_ahead_ms", 0), t.get("why", "after this step"),
                                      quiet=not t)
@@ -175,7 +179,11 @@ class Simulation:
 
     def report(self, step, e):
         kind = "harness error" if isinstance(e, HarnessError) else "FAILED"
-        print(f"\nlifecycle: seed {self.seed} {kind} at step {step} (store {self.store}): {e}")
+        # Repeated in the run's summary (__main__): the logs printed below
+        # are long, and whoever reads only the end of a CI log must still
+        # see what failed.
+        self.failure = f"seed {self.seed} {kind} at step {step} (store {self.store}): {e}"
+        print(f"\nlifecycle: {self.failure}")
         print(f"replay: SEED={self.seed} STEPS={step} STORE={self.store} tests/lifecycle/run")
         print("--- event log")
         for line in self.log:
@@ -184,7 +192,8 @@ class Simulation:
         for name, c in self.clients.items():
             for cls, n in c.errors.most_common(6):
                 print(f"    {name}: {n} x {cls}")
-        for srv in self.nodes + [self.registry]:
-            print(f"--- last lines of {os.path.relpath(srv.log, WORK)}")
-            print(tail(srv.log).rstrip())
+        logs = [log for node in self.nodes for log in node.previous_logs[-1:] + [node.log]]
+        for log in logs + [s.log for s in self.standbys] + [self.registry.log]:
+            print(f"--- last lines of {os.path.relpath(log, WORK)}")
+            print(tail(log).rstrip())
         print(flush=True)

@@ -1,5 +1,49 @@
--- snowflake_id 1.5
+-- snowflake_id 1.6
 \echo Use "CREATE EXTENSION snowflake_id" to load this file. \quit
+
+-- The schema snowflake_id (1.6) holds the extension's tables and views: the
+-- registry's two tables, its view of the leases and the view
+-- snowflake_status. The functions, the snowflake type, its operators and
+-- casts stay in the extension's schema (@extschema@), which is usually the
+-- application's public schema: the one that migration tools (Alembic,
+-- Rails, drizzle-kit, TypeORM, Django) compare with the application's
+-- models, and where they would plan to drop tables and views the extension
+-- needs. As pg_cron keeps its tables in cron, the extension creates the
+-- schema and owns it: pg_dump leaves it to CREATE EXTENSION, and DROP
+-- EXTENSION drops it. An extension created in a schema named snowflake_id
+-- (CREATE EXTENSION snowflake_id SCHEMA snowflake_id) keeps everything
+-- there. Any other schema of that name is refused: it is not the
+-- extension's, and its owner could plant or reach objects in it.
+DO $$
+DECLARE
+    extension_schema oid := (SELECT e.extnamespace FROM pg_catalog.pg_extension e
+                             WHERE e.extname OPERATOR(pg_catalog.=) 'snowflake_id');
+    extension_schema_name name := (SELECT n.nspname FROM pg_catalog.pg_namespace n
+                                   WHERE n.oid OPERATOR(pg_catalog.=) extension_schema);
+    existing oid := pg_catalog.to_regnamespace('snowflake_id');
+BEGIN
+    IF existing IS NULL THEN
+        CREATE SCHEMA snowflake_id;
+        -- As for the extension's functions: USAGE only lets a role find
+        -- what is there; each table and view keeps its own privileges
+        -- (snowflake_status is readable by every role, the registry's
+        -- tables by their owner and the roles granted them).
+        GRANT USAGE ON SCHEMA snowflake_id TO PUBLIC;
+        COMMENT ON SCHEMA snowflake_id IS
+        'snowflake_id''s tables and views (the registry''s leases and layout, snowflake_status), apart from the schema of its functions and type';
+    ELSIF existing OPERATOR(pg_catalog.<>) extension_schema THEN
+        RAISE EXCEPTION 'schema snowflake_id already exists'
+            USING ERRCODE = 'duplicate_schema',
+                  DETAIL = pg_catalog.format('snowflake_id 1.6 keeps its tables and views in '
+                                             'a schema named snowflake_id that it creates and '
+                                             'owns, apart from the schema of its functions '
+                                             '(%I).', extension_schema_name),
+                  HINT = 'Rename that schema (ALTER SCHEMA snowflake_id RENAME TO ...) or drop '
+                         'it, or put the whole extension into it: CREATE EXTENSION snowflake_id '
+                         'SCHEMA snowflake_id.';
+    END IF;
+END
+$$;
 
 -- VOLATILE: every call returns a new ID. PARALLEL RESTRICTED: the generator
 -- itself works from any process, but keeping calls in the leader keeps one
@@ -123,14 +167,17 @@ LANGUAGE C VOLATILE PARALLEL SAFE;
 COMMENT ON FUNCTION snowflake_status() IS
 'What the generator is doing: node, layout, last issued time, lead over the wall clock, reservation, counters since the server started, and the node id lease';
 
-CREATE VIEW snowflake_status AS SELECT * FROM snowflake_status();
+-- The view, in the schema snowflake_id (1.6; in the extension's schema
+-- before): SELECT * FROM snowflake_status() reads the same row from the
+-- function, where the extension's schema is in the search_path.
+CREATE VIEW snowflake_id.snowflake_status AS SELECT * FROM snowflake_status();
 
 -- Readable by every role, like the function behind it (EXECUTE for PUBLIC,
 -- as for every function) and like PostgreSQL's own pg_stat_* views: it shows
 -- the node, the layout and counters, nothing of any table's contents.
-GRANT SELECT ON snowflake_status TO PUBLIC;
+GRANT SELECT ON snowflake_id.snowflake_status TO PUBLIC;
 
-COMMENT ON VIEW snowflake_status IS
+COMMENT ON VIEW snowflake_id.snowflake_status IS
 'One row: the generator''s node, layout, last issued time, lead over the wall clock, reservation, counters since the server started, and the node id lease';
 
 ------------------------------------------------------------------------------
@@ -139,7 +186,10 @@ COMMENT ON VIEW snowflake_status IS
 -- worker (snowflake_id.registry) leases a node id here over libpq, renews the
 -- lease and records how far its IDs may go. Every call is one transaction
 -- that locks the lease table, so the protocol is atomic in the registry; the
--- server side only trusts what a call returned.
+-- server side only trusts what a call returned. Its tables and the view of
+-- the leases are in the schema snowflake_id (1.6): a server finds them as
+-- the extension's members, wherever they are (src/pg/registry/
+-- pg_registry_pq.cpp).
 --
 -- Fencing: a lease carries a fence, which grows whenever another run of a
 -- server takes the node id; renewals and releases must present it. A holder
@@ -153,7 +203,7 @@ COMMENT ON VIEW snowflake_status IS
 
 -- The layout and epoch of the cluster: the first holder's. Every later
 -- acquisition must match it.
-CREATE TABLE snowflake_registry_layout (
+CREATE TABLE snowflake_id.snowflake_registry_layout (
     only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
     datacenter_bits integer NOT NULL,
     worker_bits integer NOT NULL,
@@ -163,10 +213,10 @@ CREATE TABLE snowflake_registry_layout (
     recorded_by text NOT NULL
 );
 
-COMMENT ON TABLE snowflake_registry_layout IS
+COMMENT ON TABLE snowflake_id.snowflake_registry_layout IS
 'Registry side: the layout and epoch of the cluster, as its first holder recorded them; every later acquisition must match them';
 
-CREATE TABLE snowflake_registry_lease (
+CREATE TABLE snowflake_id.snowflake_registry_lease (
     node_id integer PRIMARY KEY CHECK (node_id >= 0),
     fence bigint NOT NULL,
     holder_system_id numeric(20, 0) NOT NULL,  -- pg_control's system identifier
@@ -183,13 +233,13 @@ CREATE TABLE snowflake_registry_lease (
     reserved_until_ms bigint NOT NULL          -- IDs of this node carry times below it
 );
 
-COMMENT ON TABLE snowflake_registry_lease IS
+COMMENT ON TABLE snowflake_id.snowflake_registry_lease IS
 'Registry side: one row per node id ever leased: its holder, fence, expiry, and the bound its IDs stay below (reserved_until_ms)';
 
 -- pg_dump keeps the leases and the layout: a registry restored from a dump
 -- must still know every recorded bound.
-SELECT pg_catalog.pg_extension_config_dump('snowflake_registry_layout', '');
-SELECT pg_catalog.pg_extension_config_dump('snowflake_registry_lease', '');
+SELECT pg_catalog.pg_extension_config_dump('snowflake_id.snowflake_registry_layout', '');
+SELECT pg_catalog.pg_extension_config_dump('snowflake_id.snowflake_registry_lease', '');
 
 -- Every SQL and PL/pgSQL function pins its search_path (1.5): names in a
 -- body resolve through the caller's search_path otherwise, and a registry
@@ -326,7 +376,7 @@ COMMENT ON FUNCTION snowflake_registry_switch(integer, bigint, bigint, bigint, n
 'Registry side, before 1.5: switched a lease for another node id; now refuses the server that calls it, which must be updated';
 
 -- Every lease, for the DBA.
-CREATE VIEW snowflake_registry_leases AS
+CREATE VIEW snowflake_id.snowflake_registry_leases AS
 SELECT l.node_id,
        l.node_id >> c.worker_bits AS datacenter_id,
        l.node_id & ((1 << c.worker_bits) - 1) AS worker_id,
@@ -341,9 +391,9 @@ SELECT l.node_id,
        to_timestamp(l.reserved_until_ms / 1000.0) AS reserved_until,
        snowflake_registry_layout_text(c.datacenter_bits, c.worker_bits, c.sequence_bits,
                                       c.epoch_ms) AS layout
-FROM snowflake_registry_lease l CROSS JOIN snowflake_registry_layout c;
+FROM snowflake_id.snowflake_registry_lease l CROSS JOIN snowflake_id.snowflake_registry_layout c;
 
-COMMENT ON VIEW snowflake_registry_leases IS
+COMMENT ON VIEW snowflake_id.snowflake_registry_leases IS
 'Registry side: every node id lease, its holder, expiry and recorded bound';
 
 -- Not for PUBLIC, as in 1.3 and 1.4, when these functions leased (a false
