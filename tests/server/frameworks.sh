@@ -15,20 +15,27 @@
 #             working
 #   django    Django 3.2's inspectdb (views included) models items and
 #             nothing of the extension's
-# Two setups, each in its own databases:
-#   installed  the extension as CREATE EXTENSION leaves it
-#   moved      its four relations (snowflake_registry_layout,
-#              snowflake_registry_lease, snowflake_registry_leases,
-#              snowflake_status) moved by hand into the schema snowflake_id,
-#              as the target design has them; only while CREATE EXTENSION
-#              still puts them in public
+# Each tool runs in two setups: the extension as CREATE EXTENSION installs it,
+# and as 1.5 updated to the current version leaves it.
 # Every tool's output goes to the log and to $SF_WORK/out; the end lists
 # each tool and setup as clean or not, and the suite fails if any is not.
-# SF_FRAMEWORKS="alembic rails ..." and SF_FRAMEWORKS_SETUPS="installed
-# moved" choose. The packages: tools/ensure-deps frameworks (the npm modules
-# are cached per machine).
+#
+# Then each stack's recipes (docs/frameworks/<stack>.md), run by
+# tests/server/frameworks/<stack>/run against a database of its own that has
+# the extension and nothing else; the docs quote those files
+# (tests/docs/check-recipes checks it). A run's environment: SF_SOCKDIR,
+# SF_PORT, SF_DB, SF_APP (a directory whose node_modules holds the npm
+# modules), SF_STACK_WORK (scratch, empty), SF_CACHE (a per-machine cache
+# directory of the stack's own, kept between runs), PYTHON, RUBY. It prints
+# "ok: ..." for each assertion and exits non-zero at the first that fails.
+#
+# SF_FRAMEWORKS="alembic rails ..." chooses the schema tools,
+# SF_RECIPES="django go ..." the stacks. The packages: tools/ensure-deps
+# frameworks (the npm modules are cached per machine).
 set -euo pipefail
 source "$(dirname "$0")/../lib/cluster.sh"
+# shellcheck source=tools/lib/cache.sh
+source "$(dirname "$0")/../../tools/lib/cache.sh"
 sf_init_workspace
 
 npm_dir=$("$SF_ROOT/tools/ensure-deps" frameworks) ||
@@ -38,7 +45,7 @@ python=/usr/bin/python3
 ruby=/usr/bin/ruby
 here=$SF_ROOT/tests/server/frameworks
 tools=${SF_FRAMEWORKS:-alembic rails drizzle typeorm django}
-setups=${SF_FRAMEWORKS_SETUPS:-installed moved}
+setups=${SF_FRAMEWORKS_SETUPS:-installed updated}
 
 sf_stage
 sf_new f "snowflake_id.worker_id = 7"
@@ -51,51 +58,32 @@ mkdir -p "$app" "$SF_WORK/out"
 ln -s "$npm_dir/node_modules" "$app/node_modules"
 cp "$here"/*.js "$app/"
 
-extension_relations="snowflake_registry_layout snowflake_registry_lease snowflake_registry_leases snowflake_status"
 # What a tool must not name: the extension's relations (and its schema's
 # tables, as Rails or Drizzle would spell them).
 extension_pattern='snowflake_registry|snowflake_status'
 
-# move_relations DB: the extension's relations in DB from public into the
-# schema snowflake_id. ALTER ... SET SCHEMA works on an extension's member
-# (a superuser's, which the suite is): it stays the extension's.
-move_relations() {
-    local db=$1 r kind
-    sf_psql f -d "$db" -c "CREATE SCHEMA snowflake_id"
-    for r in $extension_relations; do
-        kind=$(sf_psql f -d "$db" -c "SELECT CASE relkind WHEN 'v' THEN 'VIEW' ELSE 'TABLE' END
-            FROM pg_class WHERE oid = 'public.$r'::regclass")
-        sf_psql f -d "$db" -c "ALTER $kind public.$r SET SCHEMA snowflake_id"
-    done
-    sf_expect_eq "$db: the extension's 4 relations moved into snowflake_id, still its members" 4 \
-        "$(sf_psql f -d "$db" -c "SELECT count(*) FROM pg_class c JOIN pg_depend d
-            ON d.classid = 'pg_class'::regclass AND d.objid = c.oid AND d.deptype = 'e'
-            WHERE c.relnamespace = 'snowflake_id'::regnamespace")"
-}
-
-# new_db NAME SETUP [empty]: a database with the extension in SETUP and the
-# application's table; with "empty", a bare database (a schema load's target).
+# new_db NAME SETUP [empty]: a database with the extension in SETUP
+# (installed: CREATE EXTENSION; updated: 1.5 updated to the current version,
+# as a fleet's databases have it) and the application's table; with "empty",
+# a bare database (a schema load's target).
 new_db() {
     local db=$1 setup=$2
     sf_psql f -c "CREATE DATABASE $db"
     [ "${3:-}" != empty ] || return 0
-    sf_psql f -d "$db" -c "CREATE EXTENSION snowflake_id"
-    [ "$setup" != moved ] || move_relations "$db"
+    case $setup in
+    installed) sf_psql f -d "$db" -c "CREATE EXTENSION snowflake_id" ;;
+    updated)
+        sf_psql f -d "$db" -c "CREATE EXTENSION snowflake_id VERSION '1.5'"
+        sf_psql f -d "$db" -c "ALTER EXTENSION snowflake_id UPDATE" 2>/dev/null
+        ;;
+    *) sf_die "new_db: no setup $setup" ;;
+    esac
+    sf_expect_eq "$db ($setup): no relation of the extension in public" 0 \
+        "$(sf_psql f -d "$db" -c "SELECT count(*) FROM pg_class c JOIN pg_depend d
+            ON d.classid = 'pg_class'::regclass AND d.objid = c.oid AND d.deptype = 'e'
+            WHERE c.relnamespace = 'public'::regnamespace")"
     sf_psql f -d "$db" -c "CREATE TABLE items (id bigint PRIMARY KEY DEFAULT snowflake_nextval(), note text)"
 }
-
-# The moved setup is a simulation of the extension's own schema: pointless
-# once CREATE EXTENSION puts its relations elsewhere than public.
-sf_psql f -c "CREATE DATABASE probe"
-sf_psql f -d probe -c "CREATE EXTENSION snowflake_id"
-in_public=$(sf_psql f -d probe -c "SELECT count(*) FROM pg_class c JOIN pg_depend d
-    ON d.classid = 'pg_class'::regclass AND d.objid = c.oid AND d.deptype = 'e'
-    WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'v')")
-sf_log "the extension puts $in_public relations in public"
-if [ "$in_public" = 0 ] && [[ " $setups " == *" moved "* ]]; then
-    sf_log "setup moved: left out (nothing of the extension's is in public to move)"
-    setups=${setups//moved/}
-fi
 
 results=()
 # verdict TOOL SETUP clean|"not clean: why"
@@ -136,9 +124,6 @@ run_rails() {
     rails() { "$ruby" "$here/rails_schema.rb" "$sock" "$SF_PORT" "$@" >>"$out/log.txt" 2>&1; }
     rails dump "$db" "$out/schema.rb" || sf_die "rails: the schema dump failed: $(cat "$out/log.txt")"
     rails load "${db}_loaded" "$out/schema.rb" || rc=$?
-    # The load's enable_extension ran CREATE EXTENSION: in the moved setup,
-    # put its relations where the target design's CREATE EXTENSION will.
-    [ "$rc" != 0 ] || [ "$setup" != moved ] || move_relations "${db}_loaded"
     [ "$rc" != 0 ] || rails dump "${db}_loaded" "$out/schema-reloaded.rb" ||
         sf_die "rails: the dump of the loaded database failed: $(cat "$out/log.txt")"
     show "$out/log.txt"
@@ -235,6 +220,27 @@ for setup in $setups; do
         sf_log "=== $tool, setup $setup"
         "run_$tool" "$setup"
     done
+done
+
+# The recipes: a stack's run fails the suite at its first failed assertion.
+recipes=${SF_RECIPES:-django sqlalchemy rails go jdbc drizzle typeorm sequelize knex prisma}
+for stack in $recipes; do
+    [ -x "$here/$stack/run" ] || sf_die "no recipes for the stack $stack ($here/$stack/run)"
+    sf_log "=== recipes: $stack"
+    db=recipe_$stack
+    sf_psql f -c "CREATE DATABASE $db"
+    sf_psql f -d "$db" -c "CREATE EXTENSION snowflake_id"
+    mkdir -p "$SF_WORK/recipe-$stack"
+    rc=0
+    (cd "$here/$stack" && SF_SOCKDIR=$sock SF_PORT=$SF_PORT SF_DB=$db SF_APP=$app \
+        SF_STACK_WORK=$SF_WORK/recipe-$stack SF_CACHE=$(sf_cache_root)/frameworks-$stack \
+        PYTHON=$python RUBY=$ruby ./run) >"$SF_WORK/out/recipe-$stack.txt" 2>&1 || rc=$?
+    show "$SF_WORK/out/recipe-$stack.txt"
+    if [ "$rc" = 0 ]; then
+        verdict "$stack" recipes clean
+    else
+        verdict "$stack" recipes "not clean: $(grep -v '^ok: ' "$SF_WORK/out/recipe-$stack.txt" | tail -n 1)"
+    fi
 done
 
 sf_log ""
