@@ -29,8 +29,8 @@
 # directory of the stack's own, kept between runs), PYTHON, RUBY. It prints
 # "ok: ..." for each assertion and exits non-zero at the first that fails.
 #
-# SF_FRAMEWORKS="alembic rails ..." chooses the schema tools,
-# SF_RECIPES="django go ..." the stacks. The packages: tools/ensure-deps
+# SF_FRAMEWORKS="alembic rails ..." chooses the schema tools (empty: none),
+# SF_RECIPES="django go ..." the stacks (empty: none). The packages: tools/ensure-deps
 # frameworks (the npm modules are cached per machine).
 set -euo pipefail
 source "$(dirname "$0")/../lib/cluster.sh"
@@ -44,7 +44,7 @@ npm_dir=$("$SF_ROOT/tools/ensure-deps" frameworks) ||
 python=/usr/bin/python3
 ruby=/usr/bin/ruby
 here=$SF_ROOT/tests/server/frameworks
-tools=${SF_FRAMEWORKS:-alembic rails drizzle typeorm django}
+tools=${SF_FRAMEWORKS-alembic rails drizzle typeorm django}
 setups=${SF_FRAMEWORKS_SETUPS:-installed updated}
 
 sf_stage
@@ -223,7 +223,7 @@ for setup in $setups; do
 done
 
 # The recipes: a stack's run fails the suite at its first failed assertion.
-recipes=${SF_RECIPES:-django sqlalchemy rails go jdbc drizzle typeorm sequelize knex prisma}
+recipes=${SF_RECIPES-django sqlalchemy rails go jdbc drizzle typeorm sequelize knex prisma}
 for stack in $recipes; do
     [ -x "$here/$stack/run" ] || sf_die "no recipes for the stack $stack ($here/$stack/run)"
     sf_log "=== recipes: $stack"
