@@ -2,11 +2,13 @@
 would write for a model of one table, items, keyed by
 `id bigint PRIMARY KEY DEFAULT snowflake_nextval()`.
 
-Usage: alembic_autogenerate.py SOCKDIR PORT DBNAME [all-schemas]
+Usage: alembic_autogenerate.py SOCKDIR PORT DBNAME [all-schemas|all-schemas-unfiltered]
 
 Prints each difference compare_metadata finds ("op name"), then the
 upgrade() body autogenerate renders into a revision file. With all-schemas,
-include_schemas=True, as a project whose models span schemas sets it.
+include_schemas=True, as a project whose models span schemas sets it, with
+the include_name hook docs/frameworks.md gives (all-schemas-unfiltered:
+without it, where autogenerate plans to drop the extension's tables).
 """
 import sys
 
@@ -15,7 +17,7 @@ from alembic.migration import MigrationContext
 from sqlalchemy import BigInteger, Column, MetaData, Table, Text, create_engine, text
 
 sockdir, port, dbname = sys.argv[1:4]
-all_schemas = sys.argv[4:] == ["all-schemas"]
+mode = sys.argv[4] if len(sys.argv) > 4 else "default"
 
 engine = create_engine(f"postgresql+psycopg2://postgres@/{dbname}?host={sockdir}&port={port}")
 metadata = MetaData()
@@ -23,6 +25,13 @@ Table("items", metadata,
       Column("id", BigInteger, primary_key=True, autoincrement=False,
              server_default=text("snowflake_nextval()")),
       Column("note", Text))
+
+
+def include_name(name, type_, parent_names):
+    # The schema snowflake_id belongs to the extension: not the models'.
+    if type_ == "schema":
+        return name != "snowflake_id"
+    return True
 
 
 def describe(diff):
@@ -46,8 +55,10 @@ def describe(diff):
 
 with engine.connect() as conn:
     opts = {"compare_type": True, "compare_server_default": True}
-    if all_schemas:
+    if mode.startswith("all-schemas"):
         opts["include_schemas"] = True
+    if mode == "all-schemas":
+        opts["include_name"] = include_name
     context = MigrationContext.configure(conn, opts=opts)
     for diff in compare_metadata(context, metadata):
         for line in describe(diff):
