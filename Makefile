@@ -2,8 +2,9 @@
 #
 #   make demo       build, stage, start a throwaway server and show the extension
 #   make demo-stop  stop the demo server
-#   make test       every test (unit, regression, server tests)
-#   make deps-frameworks  what only tests/server/frameworks.sh needs: the stacks'
+#   make test       every test (unit, regression, server tests, the frameworks'
+#                   recipes); first the packages of deps-frameworks
+#   make deps-frameworks  what the frameworks suite also needs: the stacks'
 #                   Debian packages, and their npm modules into the machine's cache
 #                   (tools/ensure-deps frameworks)
 #   make test-citus snowflake_id in a Citus 13.2.2 cluster (tests/server/citus.sh);
@@ -126,7 +127,9 @@ unit: deps
 	@$(MAKE) --no-print-directory $(GTEST_BIN)
 	$(GTEST_BIN)
 
-test: deps
+# make test checks every package up front (the frameworks suite's too), so
+# that a missing one is named at the start, not twenty minutes in.
+test: deps-frameworks
 	@tests/run-all
 
 test-citus: deps
