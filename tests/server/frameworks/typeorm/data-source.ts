@@ -2,7 +2,7 @@
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
 import { Event, Order } from './entities';
-import { CreateOrdersAndEvents1795680000000 } from './migrations/1795680000000-CreateOrdersAndEvents';
+import { CreateOrdersAndEvents1795680000000 } from './1795680000000-CreateOrdersAndEvents';
 
 export default new DataSource({
     type: 'postgres',
