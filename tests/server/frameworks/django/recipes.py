@@ -24,7 +24,7 @@ from django.core import serializers  # noqa: E402 (after setup)
 from django.core.management import call_command  # noqa: E402
 from django.db import connection, models  # noqa: E402
 from django.db.backends.signals import connection_created  # noqa: E402
-from django.db.utils import ProgrammingError  # noqa: E402
+from django.db.utils import IntegrityError, ProgrammingError  # noqa: E402
 from django.test import Client  # noqa: E402
 
 from shop.models import Invoice, Order, SnowflakeAutoField  # noqa: E402
@@ -44,6 +44,15 @@ def expect(cond, what, detail=""):
     if not cond:
         fail(f"{what}{': ' + detail if detail else ''}")
     ok(what)
+
+
+def unexpected(kind, value, traceback):
+    """An exception no assertion expected: the traceback, then one FAIL line."""
+    sys.__excepthook__(kind, value, traceback)
+    print(f"FAIL: {kind.__name__}: {(str(value).splitlines() or [''])[0]}", flush=True)
+
+
+sys.excepthook = unexpected
 
 
 # A connection of its own, outside Django, to read what is stored.
@@ -162,6 +171,23 @@ read = int(json.loads(as_number, parse_int=float)["id"])
 expect(read != composed_key, f"trap: as a JSON number, a double reader reads {read}, not {composed_key}")
 text = serializers.serialize("json", [Order.objects.get(pk=stored)])
 expect(f'"pk": {stored},' in text, "trap: Django's json serializer writes the key as a JSON number", text)
+
+# The trap of a key that is not an AutoField: Django sends NULL for it.
+class PlainKeyOrder(models.Model):
+    id = models.BigIntegerField(primary_key=True)
+    note = models.TextField()
+
+    class Meta:
+        app_label = "shop"
+        db_table = "shop_order"
+        managed = False
+
+
+try:
+    PlainKeyOrder.objects.create(note="plain key")
+    fail("a BigIntegerField key was created")
+except IntegrityError as e:
+    expect('null value in column "id"' in str(e), "trap: a BigIntegerField key is sent as NULL")
 
 # 6. The trap without the type's registration: psycopg2 reads a snowflake as
 # str. A from_db_value on the field converts what queries fetch, but Django 3.2
