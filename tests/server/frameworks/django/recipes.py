@@ -172,6 +172,18 @@ expect(read != composed_key, f"trap: as a JSON number, a double reader reads {re
 text = serializers.serialize("json", [Order.objects.get(pk=stored)])
 expect(f'"pk": {stored},' in text, "trap: Django's json serializer writes the key as a JSON number", text)
 
+# Django's test runner makes its database from template1, without the
+# extension: the migration creates it, and the tests' connection (the
+# migration's) reads the snowflake type as int.
+test_db = connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
+with connection.cursor() as cur:
+    cur.execute("SELECT extversion FROM pg_extension WHERE extname = 'snowflake_id'")
+    expect(cur.fetchone() is not None, f"the test runner's database {test_db} migrates: it has the extension")
+key = Invoice.objects.create(note="in the test database").id
+expect(type(key) is int and key > 2**53, "the test runner's database reads a created snowflake key as int",
+       repr(key))
+connection.creation.destroy_test_db(os.environ["SF_DB"], verbosity=0)
+
 # The trap of a key that is not an AutoField: Django sends NULL for it.
 class PlainKeyOrder(models.Model):
     id = models.BigIntegerField(primary_key=True)

@@ -5,10 +5,14 @@ from django.db.backends.signals import connection_created
 
 def register_snowflake(sender, connection, **kwargs):
     """Reads the snowflake type, and arrays of it, as int on each new
-    connection (psycopg2 reads a type it does not know as str)."""
+    connection (psycopg2 reads a type it does not know as str). A database
+    without the extension yet (the test runner's, before its migrations) is
+    left alone: the migration that creates the extension registers it."""
     with connection.connection.cursor() as cur:
-        cur.execute("SELECT 'snowflake'::regtype::oid, 'snowflake[]'::regtype::oid")
+        cur.execute("SELECT to_regtype('snowflake')::oid, to_regtype('snowflake[]')::oid")
         oid, array_oid = cur.fetchone()
+    if oid is None:
+        return
     snowflake = psycopg2.extensions.new_type(
         (oid,), "SNOWFLAKE", lambda value, cur: None if value is None else int(value))
     psycopg2.extensions.register_type(snowflake, connection.connection)

@@ -1,8 +1,10 @@
-# Written by makemigrations (Django 3.2), then the two RunSQL operations added
-# by hand: Django 3.2 cannot declare a database default.
+# Written by makemigrations (Django 3.2), then CreateSnowflakeExtension and the
+# two RunSQL operations added by hand: Django 3.2 cannot declare a database
+# default.
 
 from django.db import migrations, models
 import shop.models
+from shop.operations import CreateSnowflakeExtension
 
 
 class Migration(migrations.Migration):
@@ -13,6 +15,7 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
+        CreateSnowflakeExtension(),
         migrations.CreateModel(
             name='Invoice',
             fields=[
