@@ -26,6 +26,7 @@ from django.db import connection, models  # noqa: E402
 from django.db.backends.signals import connection_created  # noqa: E402
 from django.db.utils import IntegrityError, ProgrammingError  # noqa: E402
 from django.test import Client  # noqa: E402
+from django.test.utils import CaptureQueriesContext  # noqa: E402
 
 from shop.models import Invoice, Order, SnowflakeAutoField  # noqa: E402
 from shop.queries import invoices_minted, orders_minted, timestamptz  # noqa: E402
@@ -87,7 +88,11 @@ except SystemExit as e:
 ok("makemigrations --check: the models and the migrations agree")
 
 # 2. A bigint key: the ORM reads the generated key back (RETURNING).
-now_orders = [Order.objects.create(note=f"now {i}") for i in range(3)]
+with CaptureQueriesContext(connection) as queries:
+    now_orders = [Order.objects.create(note=f"now {i}") for i in range(3)]
+inserts = [q["sql"] for q in queries.captured_queries]
+expect(len(inserts) == 3 and all(q.endswith('RETURNING "shop_order"."id"') for q in inserts),
+       'Order.objects.create() runs INSERT ... RETURNING "shop_order"."id"', str(inserts))
 order = now_orders[0]
 stored = sql("SELECT id FROM shop_order WHERE note = 'now 0'")[0][0]
 expect(type(order.id) is int and order.id == stored,
@@ -142,12 +147,13 @@ expect(got == minted_now,
 
 # The traps: a datetime where the key takes an int, and a timestamptz
 # against a bigint key. Both fail, neither returns rows.
-try:
-    list(Invoice.objects.filter(id__gte=T1))
-    fail("filter(id__gte=<datetime>) on a key ran")
-except TypeError as e:
-    expect("expected a number but got datetime" in str(e),
-           f"trap: filter(id__gte=<datetime>) raises TypeError ({e})")
+for model in (Order, Invoice):
+    try:
+        list(model.objects.filter(id__gte=T1))
+        fail(f"{model.__name__}.objects.filter(id__gte=<datetime>) ran")
+    except TypeError as e:
+        expect("expected a number but got datetime" in str(e),
+               f"trap: {model.__name__}.objects.filter(id__gte=<datetime>) raises TypeError ({e})")
 try:
     list(Order.objects.filter(id__gte=timestamptz(T1)))
     fail("a bigint key compared with a timestamptz ran")
