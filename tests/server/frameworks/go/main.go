@@ -15,6 +15,7 @@ import (
 
 	"github.com/jackc/pgx/v4"
 	"github.com/jackc/pgx/v4/pgxpool"
+	"github.com/jackc/pgx/v4/stdlib"
 )
 
 const twoTo53 = int64(1) << 53
@@ -161,6 +162,11 @@ func main() {
 	must(rows.Err(), "rows without registration")
 	expectEqual("trap: pgx without registration, rows.Values() gives a snowflake as a string",
 		"string", typeName(plainValue))
+	var plainText string
+	must(plain.QueryRow(ctx, "SELECT id FROM tickets WHERE note = 'pgx ticket'").Scan(&plainText),
+		"pgx without registration: Scan(&string)")
+	expectEqual("pgx without registration: Scan(&string) of a snowflake gives its digits",
+		strconv.FormatInt(ticket.ID, 10), plainText)
 	var idText string
 	err = pool.QueryRow(ctx, "SELECT id FROM tickets WHERE note = 'pgx ticket'").Scan(&idText)
 	expectError("trap: with registerSnowflake, Scan(&string) of a snowflake fails", err,
@@ -177,6 +183,16 @@ func main() {
 	must(db.QueryRowContext(ctx, "SELECT id::bigint FROM tickets WHERE note = 'database/sql ticket'").Scan(&sqlValue),
 		"database/sql: scan id::bigint into interface{}")
 	expectEqual("database/sql: id::bigint scanned into interface{} is an int64", "int64", typeName(sqlValue))
+	// pgx's stdlib asks for the types it does not list as text and hands them
+	// to database/sql as strings: registerSnowflake does not change that.
+	connConfig, err := pgx.ParseConfig(connString)
+	must(err, "parse the connection string")
+	registeredDB := stdlib.OpenDB(*connConfig, stdlib.OptionAfterConnect(registerSnowflake))
+	defer registeredDB.Close()
+	must(registeredDB.QueryRowContext(ctx, "SELECT id FROM tickets WHERE note = 'database/sql ticket'").Scan(&sqlValue),
+		"database/sql with registerSnowflake: scan into interface{}")
+	expectEqual("trap: database/sql with stdlib.OptionAfterConnect(registerSnowflake), a snowflake scanned into interface{} is still a string",
+		"string", typeName(sqlValue))
 	tickets = append(tickets, ticketCast.ID, ticket.ID, ticketSQL.ID)
 
 	// int64 parameters compare with the snowflake key, through each way in.

@@ -40,9 +40,10 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 	return err
 }
 
-// registerSnowflake makes pgx read and send the snowflake type as an int8 on
-// this connection. The type's OID differs from one database to the next, so
-// it is looked up on each new connection.
+// registerSnowflake makes pgx read the snowflake type as an int8 on this
+// connection: Scan(&int64), and int64 in rows.Values(). The type's OID
+// differs from one database to the next, so it is looked up on each new
+// connection.
 func registerSnowflake(ctx context.Context, conn *pgx.Conn) error {
 	var oid uint32
 	if err := conn.QueryRow(ctx, "SELECT 'snowflake'::regtype::oid").Scan(&oid); err != nil {
