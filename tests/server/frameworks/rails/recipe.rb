@@ -84,6 +84,26 @@ check('trap: schema.rb has orders but not events ("Unknown type \'snowflake\'")'
                            "#   Unknown type 'snowflake' for column 'id'")
 end
 
+# The way out: structure.sql (config.active_record.schema_format = :sql), which
+# pg_dump writes, keeps the type; db:structure:load rebuilds the table from it.
+structure = File.join(ENV.fetch('SF_STACK_WORK'), 'structure.sql')
+ActiveRecord::Tasks::DatabaseTasks.structure_dump(ActiveRecord::Base.connection_db_config, structure)
+check('structure.sql has events.id as public.snowflake DEFAULT public.snowflake_nextval()') do
+  File.read(structure).include?('id public.snowflake DEFAULT public.snowflake_nextval() NOT NULL')
+end
+copy = "#{ENV.fetch('SF_DB')}_structure"
+raw.exec("CREATE DATABASE #{copy}")
+copy_config = ActiveRecord::DatabaseConfigurations::HashConfig.new(
+  'test', 'copy', ActiveRecord::Base.connection_db_config.configuration_hash.merge(database: copy)
+)
+ActiveRecord::Tasks::DatabaseTasks.structure_load(copy_config, structure)
+check('structure.sql loads into an empty database, and its events take keys from snowflake_nextval()') do
+  loaded = PG.connect(host: ENV.fetch('SF_SOCKDIR'), port: ENV.fetch('SF_PORT'), user: 'postgres', dbname: copy)
+  loaded.exec("INSERT INTO events (note) VALUES ('loaded') RETURNING id::text").getvalue(0, 0).to_i > 2**53
+ensure
+  loaded&.close
+end
+
 # 3. Time filters. Rows composed at fixed past times, one a minute from t0.
 t0 = Time.utc(2025, 1, 1, 12, 0, 0)
 composed = {}
