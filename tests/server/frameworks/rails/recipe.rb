@@ -5,7 +5,7 @@ require 'json'
 require 'pg'
 
 def check(what)
-  raise "FAIL: #{what}" unless yield
+  abort "FAIL: #{what}" unless yield
 
   puts "ok: #{what}"
 end
@@ -46,6 +46,7 @@ check('a fetched snowflake key is an Integer too') do
   fetched = Event.find(event.id)
   fetched.id.is_a?(Integer) && fetched.id == event.id
 end
+check('Event.find takes the id as a string too (a request parameter)') { Event.find(event.id.to_s).id == event.id }
 check('update and destroy by a snowflake key work') do
   event.update!(note: 'first event, renamed')
   Event.create!(note: 'doomed').destroy!
@@ -59,6 +60,10 @@ class PlainEvent < ActiveRecord::Base
 end
 check('trap: without the attribute override the snowflake key reads as a String') do
   PlainEvent.find_by(note: 'first event, renamed').id == event.id.to_s
+end
+
+check('trap: a query outside the model reads the snowflake key as a String') do
+  ActiveRecord::Base.connection.select_value('SELECT id FROM events') == event.id.to_s
 end
 
 # Trap: :integer alone is ActiveModel's 4-byte integer; create! raises after
@@ -96,6 +101,8 @@ raw.exec("CREATE DATABASE #{copy}")
 copy_config = ActiveRecord::DatabaseConfigurations::HashConfig.new(
   'test', 'copy', ActiveRecord::Base.connection_db_config.configuration_hash.merge(database: copy)
 )
+# psql's --output: the file's own SELECT set_config(...) would print its result into the log.
+ActiveRecord::Tasks::DatabaseTasks.structure_load_flags = ['--output=/dev/null']
 ActiveRecord::Tasks::DatabaseTasks.structure_load(copy_config, structure)
 check('structure.sql loads into an empty database, and its events take keys from snowflake_nextval()') do
   loaded = PG.connect(host: ENV.fetch('SF_SOCKDIR'), port: ENV.fetch('SF_PORT'), user: 'postgres', dbname: copy)
@@ -148,6 +155,9 @@ end
 trap = Order.where(id: from..)
 check("trap: where(id: time..) compares with the Unix seconds (#{trap.to_sql[/>= \d+/]}) and returns every row") do
   trap.to_sql.include?(">= #{from.to_i}") && trap.count == Order.count && Order.count == 10
+end
+check('trap: where(id: time..) on the snowflake key with the Integer override returns every row too') do
+  Event.where(id: from..).to_sql.include?(">= #{from.to_i}") && Event.where(id: from..).count == Event.count
 end
 # Trap: on a snowflake key, a time without ::timestamptz is read as a snowflake.
 check('trap: a time compared with a snowflake key without ::timestamptz fails (22P02)') do
