@@ -35,8 +35,8 @@ public class Recipes {
         }
     }
 
-    // The same with RETURN_GENERATED_KEYS (pgjdbc appends RETURNING *);
-    // a snowflake key reads with getLong as a bigint does.
+    // The same with RETURN_GENERATED_KEYS; a snowflake key reads with getLong
+    // as a bigint does.
     static long insertEvent(Connection conn, String note) throws SQLException {
         try (PreparedStatement ps = conn.prepareStatement("INSERT INTO events (note) VALUES (?)",
                                                           Statement.RETURN_GENERATED_KEYS)) {
