@@ -98,8 +98,19 @@ public class HibernateRecipes {
         return ids;
     }
 
+    // An exception outside a check: its trace, then a FAIL line last (the suite shows the last line).
+    public static void main(String[] args) {
+        try {
+            run();
+        } catch (Exception e) {
+            e.printStackTrace();
+            System.out.println("FAIL: " + e);
+            System.exit(1);
+        }
+    }
+
     @SuppressWarnings("unchecked")
-    public static void main(String[] args) throws Exception {
+    static void run() throws Exception {
         try (Connection other = DriverManager.getConnection(URL, "postgres", "")) {
             SessionFactory factory = configuration().buildSessionFactory();
             Session session = factory.openSession();

@@ -129,7 +129,18 @@ public class Recipes {
         return ids;
     }
 
-    public static void main(String[] args) throws Exception {
+    // An exception outside a check: its trace, then a FAIL line last (the suite shows the last line).
+    public static void main(String[] args) {
+        try {
+            run();
+        } catch (Exception e) {
+            e.printStackTrace();
+            System.out.println("FAIL: " + e);
+            System.exit(1);
+        }
+    }
+
+    static void run() throws Exception {
         String url = "jdbc:postgresql://127.0.0.1:" + System.getenv("SF_PORT") + "/" + System.getenv("SF_DB");
         try (Connection conn = DriverManager.getConnection(url, "postgres", "");
              Connection other = DriverManager.getConnection(url, "postgres", "")) {

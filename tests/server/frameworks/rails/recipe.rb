@@ -2,12 +2,23 @@
 # against SF_DB, a database with the extension and nothing else.
 require 'active_record'
 require 'json'
+require 'English'
 require 'pg'
 
+$stdout.sync = true
 def check(what)
   abort "FAIL: #{what}" unless yield
 
   puts "ok: #{what}"
+end
+# An exception outside a check: its trace, then a FAIL line last (the suite shows the last line).
+at_exit do
+  error = $ERROR_INFO
+  next if error.nil? || error.is_a?(SystemExit)
+
+  warn error.full_message(highlight: false)
+  puts "FAIL: #{error.class}: #{error.message.lines.first&.strip}"
+  exit! 1
 end
 
 ActiveRecord::Base.establish_connection(adapter: 'postgresql', host: ENV.fetch('SF_SOCKDIR'),
