@@ -27,7 +27,8 @@
 # tests/server/frameworks/<stack>/run against a database of its own that has
 # the extension and nothing else; the docs quote those files
 # (tests/docs/check-recipes checks it). A run's environment: SF_SOCKDIR,
-# SF_PORT, SF_DB, SF_APP (a directory whose node_modules holds the npm
+# SF_PORT (the server listens on SF_SOCKDIR's socket and on
+# 127.0.0.1:SF_PORT), SF_DB, SF_APP (a directory whose node_modules holds the npm
 # modules), SF_STACK_WORK (scratch, empty), SF_CACHE (a per-machine cache
 # directory of the stack's own, kept between runs), PYTHON, RUBY. It prints
 # "ok: ..." for each assertion and exits non-zero at the first that fails.
@@ -51,7 +52,11 @@ tools=${SF_FRAMEWORKS-alembic rails drizzle typeorm django}
 setups=${SF_FRAMEWORKS_SETUPS:-installed}
 
 sf_stage
-sf_new f "snowflake_id.worker_id = 7"
+# pgjdbc (the jdbc recipes) speaks TCP only: the server also listens on
+# 127.0.0.1, on a port the kernel has free now rather than a fixed one that a
+# parallel run or another server could hold. SF_PORT names the socket file too.
+SF_PORT=$("$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+sf_new f "snowflake_id.worker_id = 7" "listen_addresses = '127.0.0.1'"
 sf_start f || sf_die "server did not start"
 sock=$(sf_sockdir f)
 
