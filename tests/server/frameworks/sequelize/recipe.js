@@ -55,6 +55,8 @@ async function main() {
   ok('the returned key is the stored one, every digit', stored[0].id === first.id,
     `${first.id} vs ${stored[0].id}`);
   ok('the key is above 2^53', BigInt(first.id) > 2n ** 53n, first.id);
+  ok('as a string the key goes into JSON with every digit',
+    JSON.stringify(first) === `{"id":"${stored[0].id}","note":"minted 1"}`, JSON.stringify(first));
 
   await readIdsAsBigInt();
   const item = await Item.create({ note: 'minted 2' });
@@ -127,6 +129,14 @@ async function main() {
   }, { tableName: 'items', timestamps: false });
   await expectError('trap: a model key without the defaultValue is inserted as NULL (23502)',
     NoDefault.create({ note: 'no default' }), /^23502 .*null value in column "id"/);
+  const Serial = sequelize.define('Serial', {
+    id: { type: DataTypes.BIGINT, primaryKey: true, autoIncrement: true },
+  }, { tableName: 'serial_items', timestamps: false });
+  await Serial.sync();
+  const [serial] = await sequelize.query(`SELECT data_type, column_default FROM information_schema.columns
+      WHERE table_name = 'serial_items' AND column_name = 'id'`, { type: QueryTypes.SELECT });
+  ok('trap: autoIncrement makes sync() write BIGSERIAL, a sequence instead of snowflake_nextval()',
+    serial.column_default === "nextval('serial_items_id_seq'::regclass)", JSON.stringify(serial));
   await expectError('trap: a Date compared with the bigint key fails (22P02)',
     Item.findAll({ where: { id: { [Op.gte]: serverTime } } }), /^22P02 .*invalid input syntax for type bigint/);
   await expectError('trap: a Date compared with the snowflake key without the cast fails (22P02)',
