@@ -46,7 +46,9 @@ async function main() {
   const storedIds = async (table) =>
     (await sql.query(`SELECT id::text AS id, note FROM ${table} ORDER BY id`)).rows;
 
-  const prisma = new PrismaClient({ adapter: new PrismaPg(connection) });
+  // The pg adapter sends a Date as its UTC time without the zone, and reads a
+  // timestamptz as if it were UTC: keep its sessions in UTC.
+  const prisma = new PrismaClient({ adapter: new PrismaPg({ ...connection, options: '-c TimeZone=UTC' }) });
   const [{ now: serverTime }] = await prisma.$queryRaw`SELECT now()`;
 
   // The key: the database makes it, create() reads it back.
@@ -67,11 +69,13 @@ async function main() {
     `${order.id} vs ${stored[0].id}`);
   await prisma.order.create({ data: { note: 'minted 2' } });
 
-  // Time filters: rows with IDs of known past times beside the ones just minted.
+  // Time filters: rows with IDs of known past times beside the ones just
+  // minted, inserted apart from Prisma (node-postgres sends a Date with its zone).
   for (const t of composedAt) {
-    const note = `composed ${t.toISOString()}`;
-    await prisma.$executeRaw`INSERT INTO items (id, note) VALUES (snowflake_compose(${t}::timestamptz, 1023, 0), ${note})`;
-    await prisma.$executeRaw`INSERT INTO orders (id, note) VALUES (snowflake_compose(${t}::timestamptz, 1023, 0), ${note})`;
+    for (const table of ['items', 'orders']) {
+      await sql.query(`INSERT INTO ${table} (id, note) VALUES (snowflake_compose($1, 1023, 0), $2)`,
+        [t, `composed ${t.toISOString()}`]);
+    }
   }
   const from = new Date('2026-02-01T00:00:00Z');
   const to = new Date('2026-03-01T00:00:00Z');
@@ -101,6 +105,15 @@ async function main() {
     notes(rawOrders) === '["minted 1","minted 2"]', notes(rawOrders));
   ok('trap: $queryRaw gives the snowflake key as a string (the model gives a BigInt)',
     typeof rawOrders[0].id === 'string' && rawOrders[0].id === order.id.toString(), typeof rawOrders[0].id);
+
+  // A session in another time zone (PGOPTIONS, see run): the same Date names
+  // another time, and the window loses a row, without an error.
+  const elsewhere = new PrismaClient({ adapter: new PrismaPg(connection) });
+  const [{ id: shiftedFrom }] = await elsewhere.$queryRaw`SELECT snowflake_first_at_or_after(${from}::timestamptz) AS id`;
+  const shifted = await prisma.item.findMany({ where: { id: { gte: shiftedFrom, lt: window.lt } }, orderBy: { id: 'asc' } });
+  ok('trap: with the session not in UTC, a Date parameter is read in its zone (the window loses a row)',
+    notes(shifted) === JSON.stringify(inWindow.slice(1)), notes(shifted));
+  await elsewhere.$disconnect();
 
   // JSON: a BigInt has no JSON form; write it as a string.
   const rows = await prisma.order.findMany({ orderBy: { id: 'asc' } });
