@@ -73,6 +73,15 @@ check('trap: without the attribute override the snowflake key reads as a String'
   PlainEvent.find_by(note: 'first event, renamed').id == event.id.to_s
 end
 
+# ... so a range from a key the model read to an Integer is no range at all.
+check('trap: without the override, where(id: read_key..an_integer) raises "bad value for range"') do
+  plain = PlainEvent.find_by(note: 'first event, renamed')
+  PlainEvent.where(id: plain.id..(event.id + 1)).to_a
+  false
+rescue ArgumentError => e
+  e.message == 'bad value for range'
+end
+
 check('trap: a query outside the model reads the snowflake key as a String') do
   ActiveRecord::Base.connection.select_value('SELECT id FROM events') == event.id.to_s
 end
