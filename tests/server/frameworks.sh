@@ -96,9 +96,12 @@ new_db() {
 new_db updated_probe updated
 
 results=()
+failed=0
 # verdict TOOL SETUP clean|"not clean: why"
 verdict() {
     results+=("$(printf '%-8s %-10s %s' "$1" "$2" "$3")")
+    # Counted here, not from the line: a why may end in " clean" too.
+    [ "$3" = clean ] || failed=$((failed + 1))
     sf_log "== $1 ($2): $3"
 }
 # show FILE: a tool's output into the log, without the terminal's colours
@@ -264,10 +267,8 @@ done
 
 sf_log ""
 sf_log "frameworks: results"
-failed=0
 for r in "${results[@]}"; do
     sf_log "  $r"
-    [[ $r == *" clean" ]] || failed=$((failed + 1))
 done
 [ "$failed" = 0 ] || sf_die "$failed of ${#results[@]} tool runs are not clean"
 echo "frameworks: all checks passed"
