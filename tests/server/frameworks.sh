@@ -55,9 +55,24 @@ sf_stage
 # pgjdbc (the jdbc recipes) speaks TCP only: the server also listens on
 # 127.0.0.1, on a port the kernel has free now rather than a fixed one that a
 # parallel run or another server could hold. SF_PORT names the socket file too.
-SF_PORT=$("$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+free_port() {
+    "$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+SF_PORT=$(free_port)
 sf_new f "snowflake_id.worker_id = 7" "listen_addresses = '127.0.0.1'"
-sf_start f || sf_die "server did not start"
+# The port is not held between the pick and the server's bind: a connection
+# made meanwhile may take it (the kernel hands out the same range). Then the
+# server cannot start, and another port is picked.
+for attempt in 1 2 3; do
+    sf_start f && break
+    if [ "$attempt" = 3 ] || ! grep -q 'could not bind IPv4 address "127.0.0.1": Address already in use' \
+        "$SF_WORK/f/server.log"; then
+        sf_die "server did not start: $(tail -n 3 "$SF_WORK/f/server.log")"
+    fi
+    sf_log "port $SF_PORT was taken before the server bound it: another"
+    SF_PORT=$(free_port)
+    sf_conf f "port = $SF_PORT"
+done
 sock=$(sf_sockdir f)
 
 # The Node.js application: the suite's scripts beside the cached modules.
