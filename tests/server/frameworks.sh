@@ -276,7 +276,9 @@ for stack in $recipes; do
     if [ "$rc" = 0 ]; then
         verdict "$stack" recipes clean
     else
-        verdict "$stack" recipes "not clean: $(grep -v '^ok: ' "$SF_WORK/out/recipe-$stack.txt" | tail -n 1)"
+        # The first FAIL line: the Node.js recipes print their stack after it.
+        verdict "$stack" recipes "not clean: $(grep -m 1 '^FAIL' "$SF_WORK/out/recipe-$stack.txt" ||
+            grep -v '^ok: ' "$SF_WORK/out/recipe-$stack.txt" | tail -n 1)"
     fi
 done
 
