@@ -59,7 +59,12 @@ free_port() {
     "$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 SF_PORT=$(free_port)
-sf_new f "snowflake_id.worker_id = 7" "listen_addresses = '127.0.0.1'"
+# Each recipe asserts that a window from a server time read before its inserts
+# holds exactly the rows they minted. A new server's generator starts
+# max_clock_drift (1 s) ahead of the clock: a stack that got there within that
+# second of the start (one stack alone, on a fast machine) would find its
+# earlier rows in the window too. With 0 no ID is ahead of the clock.
+sf_new f "snowflake_id.worker_id = 7" "snowflake_id.max_clock_drift = 0" "listen_addresses = '127.0.0.1'"
 # The port is not held between the pick and the server's bind: a connection
 # made meanwhile may take it (the kernel hands out the same range). Then the
 # server cannot start, and another port is picked.
