@@ -89,6 +89,7 @@ async function main() {
   const items = await prisma.item.findMany({ where: { id: window }, orderBy: { id: 'asc' } });
   ok('bigint key: [2026-02-01, 2026-03-01) gives exactly the rows composed in it',
     notes(items) === JSON.stringify(inWindow), notes(items));
+  ok('$queryRaw gives a bigint column as a BigInt', typeof window.gte === 'bigint', typeof window.gte);
   const orders = await prisma.order.findMany({ where: { id: window }, orderBy: { id: 'asc' } });
   ok('snowflake key: [2026-02-01, 2026-03-01) gives exactly the rows composed in it',
     notes(orders) === JSON.stringify(inWindow), notes(orders));
