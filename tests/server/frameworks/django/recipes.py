@@ -86,6 +86,10 @@ try:
 except SystemExit as e:
     fail(f"makemigrations --check: the models differ from the migrations (exit {e.code})")
 ok("makemigrations --check: the models and the migrations agree")
+# CreateSnowflakeExtension registered the type on the migration's connection:
+# the rest runs on a new one, as an application's requests do, which only
+# shop/apps.py registers.
+connection.close()
 
 # 2. A bigint key: the ORM reads the generated key back (RETURNING).
 with CaptureQueriesContext(connection) as queries:

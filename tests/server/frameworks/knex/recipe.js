@@ -131,7 +131,9 @@ async function main() {
   await knex.destroy();
 }
 
+// The message first, on the FAIL line: some errors' stacks (Sequelize's) do not carry it.
 main().catch((e) => {
-  console.error(`FAIL: ${e.stack}`);
+  console.error(`FAIL: ${e.name}: ${e.message}`);
+  console.error(e.stack);
   process.exit(1);
 });

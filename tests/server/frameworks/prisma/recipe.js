@@ -89,6 +89,7 @@ async function main() {
   const items = await prisma.item.findMany({ where: { id: window }, orderBy: { id: 'asc' } });
   ok('bigint key: [2026-02-01, 2026-03-01) gives exactly the rows composed in it',
     notes(items) === JSON.stringify(inWindow), notes(items));
+  ok('$queryRaw gives a bigint column as a BigInt', typeof window.gte === 'bigint', typeof window.gte);
   const orders = await prisma.order.findMany({ where: { id: window }, orderBy: { id: 'asc' } });
   ok('snowflake key: [2026-02-01, 2026-03-01) gives exactly the rows composed in it',
     notes(orders) === JSON.stringify(inWindow), notes(orders));
@@ -128,7 +129,9 @@ async function main() {
   await sql.end();
 }
 
+// The message first, on the FAIL line: some errors' stacks (Sequelize's) do not carry it.
 main().catch((e) => {
-  console.error(`FAIL: ${e.stack}`);
+  console.error(`FAIL: ${e.name}: ${e.message}`);
+  console.error(e.stack);
   process.exit(1);
 });

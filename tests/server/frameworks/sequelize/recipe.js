@@ -129,6 +129,15 @@ async function main() {
   }, { tableName: 'items', timestamps: false });
   await expectError('trap: a model key without the defaultValue is inserted as NULL (23502)',
     NoDefault.create({ note: 'no default' }), /^23502 .*null value in column "id"/);
+  const AutoItem = sequelize.define('AutoItem', {
+    id: { type: DataTypes.BIGINT, primaryKey: true, autoIncrement: true },
+    note: DataTypes.TEXT,
+  }, { tableName: 'items', timestamps: false });
+  const auto = await AutoItem.create({ note: 'autoIncrement' });
+  stored = await storedIds('items');
+  ok('autoIncrement on the table the migration made: the key is a Snowflake ID from the column default',
+    typeof auto.id === 'bigint' && auto.id > 2n ** 53n
+      && stored.some((r) => r.id === auto.id.toString() && r.note === 'autoIncrement'), `${auto.id}`);
   const Serial = sequelize.define('Serial', {
     id: { type: DataTypes.BIGINT, primaryKey: true, autoIncrement: true },
   }, { tableName: 'serial_items', timestamps: false });
@@ -143,12 +152,14 @@ async function main() {
     Order.findAll({ where: { id: { [Op.gte]: serverTime } } }), /^22P02 .*invalid input syntax for type snowflake/);
   const all = await Item.findAll({ where: { id: { [Op.gte]: serverTime.getTime() } } });
   ok('trap: milliseconds since 1970 compared with the key match every row, without an error',
-    all.length === 6, `${all.length} rows`);
+    all.length === 7, `${all.length} rows`);
 
   await sequelize.close();
 }
 
+// The message first, on the FAIL line: some errors' stacks (Sequelize's) do not carry it.
 main().catch((e) => {
-  console.error(`FAIL: ${e.stack}`);
+  console.error(`FAIL: ${e.name}: ${e.message}`);
+  console.error(e.stack);
   process.exit(1);
 });
