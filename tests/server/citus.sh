@@ -10,8 +10,9 @@
 #    INSERT ... SELECT methods, writes on a worker, a delegated function and
 #    one that is not), into a table distributed by id, one by a tenant with
 #    id in its primary key, and a reference table; no ID repeats;
-#  - ALTER EXTENSION snowflake_id UPDATE on the coordinator updates 1.4 to 1.5
-#    on every node;
+#  - ALTER EXTENSION snowflake_id UPDATE on the coordinator updates 1.4 to the
+#    current version on every node, with the extension's tables and views in
+#    its own schema there too;
 #  - moving the cluster from static ids to the registry: without the
 #    procedure of docs/many-servers.md the registry hands out an id that
 #    minted statically; with it, it hands out none of them, and a retired
@@ -201,10 +202,17 @@ sf_expect_eq "static: the coordinator and the workers carry ids 0, 1 and 2" "0 1
     "$(node_of coord) $(node_of w1) $(node_of w2)"
 
 # --- ALTER EXTENSION UPDATE across the cluster -------------------------------
-sf_psql coord -c "ALTER EXTENSION snowflake_id UPDATE"
+current_version=$(sed -n "s/^default_version = '\(.*\)'$/\1/p" "$SF_ROOT/snowflake_id.control")
+sf_psql coord -c "ALTER EXTENSION snowflake_id UPDATE" 2>/dev/null
 for n in coord w1 w2; do
-    sf_expect_eq "ALTER EXTENSION UPDATE on the coordinator updates $n to 1.5" 1.5 \
+    sf_expect_eq "ALTER EXTENSION UPDATE on the coordinator updates $n to $current_version" \
+        "$current_version" \
         "$(sf_psql "$n" -c "SELECT extversion FROM pg_extension WHERE extname = 'snowflake_id'")"
+    sf_expect_eq "... and $n keeps no table or view of the extension in public" 0 \
+        "$(sf_psql "$n" -c "SELECT count(*) FROM pg_class c JOIN pg_depend d
+            ON d.classid = 'pg_class'::regclass AND d.objid = c.oid AND d.deptype = 'e'
+            JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'snowflake_id'
+            WHERE c.relnamespace = 'public'::regnamespace")"
 done
 
 # --- a retired static id: a server that minted on id 3 and is gone ----------
@@ -377,7 +385,7 @@ citus_node w3 'citus,snowflake_id' "snowflake_id.worker_id = 'auto'" "$registry_
 sf_start w3 || sf_die "w3 did not start"
 sf_psql w3 -c "CREATE EXTENSION citus"
 sf_psql coord -c "SELECT citus_add_node('$(sf_sockdir w3)', $SF_PORT)" >/dev/null
-sf_expect_eq "citus_add_node installs snowflake_id on the new worker" 1.5 \
+sf_expect_eq "citus_add_node installs snowflake_id on the new worker" "$current_version" \
     "$(sf_psql w3 -c "SELECT extversion FROM pg_extension WHERE extname = 'snowflake_id'")"
 sf_poll w3 "SELECT lease_state FROM snowflake_status()" refused
 layouts='The registry.s cluster uses 0 datacenter, 10 worker and 12 sequence bits from epoch 2020-01-01 00:00:00\.000Z \(recorded by .*\); this server runs 0 datacenter, 10 worker and 12 sequence bits from epoch 2021-01-01 00:00:00\.000Z\. IDs of different layouts cannot be compared or decoded together\.'

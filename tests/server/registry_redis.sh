@@ -37,6 +37,9 @@ for n in a b; do
     sf_poll "$n" "SELECT lease_state FROM snowflake_status()" held
     sf_stream_ids "$n" "$SF_WORK/$n.before" 5000
 done
+# The new server's data directory is made before the loss: it must arrive
+# within the quarantine (4 s), which an initdb on a busy machine can outlast.
+sf_new c "snowflake_id.worker_id = 'auto'" "$lossy_conf" "$ttl_conf"
 sf_stop_redis lossy
 # Before the restart: the quarantine starts at the first call that finds the
 # data gone, which may be a holder's renewal right after the restart.
@@ -45,7 +48,6 @@ sf_start_redis lossy || sf_die "redis did not restart"
 sf_expect_eq "Redis came back without the leases and the layout" 0 \
     "$(sf_redis lossy EXISTS snowflake_id:layout snowflake_id:lease:0 snowflake_id:lease:1)"
 # A new server arrives right after the loss.
-sf_new c "snowflake_id.worker_id = 'auto'" "$lossy_conf" "$ttl_conf"
 sf_start c || sf_die "c did not start"
 sf_psql c -c "CREATE EXTENSION snowflake_id"
 sf_poll c "SELECT lease_state FROM snowflake_status()" refused
