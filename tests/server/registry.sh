@@ -231,8 +231,10 @@ sf_log "ok: once a renewal succeeds again, lease_message is cleared"
 # psql starts after the stop came after the deadline on a busy machine
 # (seen: "expired: the registry last confirmed it 6673 ms ago"). So one n3
 # session waits for a renewal made since the registry came back, stops the
-# registry from inside (psql's \!) at once, and mints right after: only the
-# stop lies between the renewal and the IDs, however slowly processes start.
+# registry from inside (psql's \!) at once, waits until a renewal has
+# failed (n3 knows the registry is down) and mints: the IDs come a renewal
+# interval (lease_ttl / 3) or the stop's time after the last renewal,
+# whichever is longer, however slowly processes start.
 stop_registry=$SF_WORK/stop-registry.sh
 {
     declare -p SF_WORK SF_STAGE_BIN SF_REGISTRY_STORE
@@ -240,12 +242,11 @@ stop_registry=$SF_WORK/stop-registry.sh
     echo "sf_registry_stop registry"
 } >"$stop_registry"
 sf_psql n3 >"$SF_WORK/n3.during" 2>"$SF_WORK/n3.session" <<SQL ||
-DO \$\$
-DECLARE
-    seen bigint := (SELECT lease_renewals FROM snowflake_status());
-BEGIN
+CREATE TEMP TABLE seen AS SELECT lease_renewals, lease_failures FROM snowflake_status();
+DO \$\$ BEGIN
     FOR i IN 1..1000 LOOP
-        IF (SELECT lease_renewals > seen FROM snowflake_status()) THEN
+        IF (SELECT s.lease_renewals > seen.lease_renewals FROM snowflake_status() s, seen) THEN
+            UPDATE seen SET lease_failures = (SELECT lease_failures FROM snowflake_status());
             RETURN;
         END IF;
         PERFORM pg_sleep(0.01); -- the pace of the poll; the condition is the renewal
@@ -254,9 +255,16 @@ BEGIN
 END \$\$;
 \! bash $stop_registry
 DO \$\$ BEGIN
-    RAISE NOTICE 'the registry is down; n3 mints with % ms left of its lease',
-        (SELECT round(1000 * extract(epoch FROM lease_expires_at - clock_timestamp()))
-         FROM snowflake_status());
+    FOR i IN 1..1000 LOOP
+        IF (SELECT s.lease_failures > seen.lease_failures FROM snowflake_status() s, seen) THEN
+            RAISE NOTICE 'a renewal failed; n3 mints with % ms left of its lease',
+                (SELECT round(1000 * extract(epoch FROM lease_expires_at - clock_timestamp()))
+                 FROM snowflake_status());
+            RETURN;
+        END IF;
+        PERFORM pg_sleep(0.01); -- the pace of the poll; the condition is the failure
+    END LOOP;
+    RAISE EXCEPTION 'with the registry stopped, no renewal of n3 failed';
 END \$\$;
 COPY (SELECT snowflake_nextval() FROM generate_series(1, 1000)) TO STDOUT;
 SQL
