@@ -78,9 +78,27 @@ sf_expect_eq "... and the milliseconds borrowed" t \
 status() { sf_psql k -c "SELECT $1 FROM snowflake_status()"; }
 errors_before=$(status errors)
 
-# A step back of two minutes: the wait needed exceeds max_wait (30 s). The
-# 10,000 calls use up what is left of the current millisecond first.
-echo "-120" >"$clock"
+# How far the clock is behind the last issued ID decides what a call does
+# (absorb, wait, fail); after a step set relative to the real clock, the
+# less, the longer psql starts take since that ID (a wait had ended before
+# its cancel came on a busy machine). So the steps below are set relative to
+# the last issued ID, by the session that calls (psql's \!) where the
+# call's wait is checked.
+clock_behind=$SF_WORK/clock-behind.sh
+cat >"$clock_behind" <<EOF
+# sh $clock_behind LAST_MS MS: puts the clock MS ms behind LAST_MS (ms since 1970).
+offset_ms=\$((\$1 - \$2 - \$(date +%s%3N)))
+sign=+
+if [ "\$offset_ms" -lt 0 ]; then sign=-; offset_ms=\$((-offset_ms)); fi
+printf '%s%d.%03d\n' "\$sign" \$((offset_ms / 1000)) \$((offset_ms % 1000)) >"$clock"
+EOF
+last_issued_ms() { sf_psql k -c "SELECT (extract(epoch FROM last_issued_at) * 1000)::bigint
+                                  FROM snowflake_status()"; }
+
+# The clock two minutes behind the last ID: the wait needed exceeds max_wait
+# (30 s). The 10,000 calls use up what is left of the current millisecond
+# first.
+sh "$clock_behind" "$(last_issued_ms)" 120000
 out=$(sf_psql k -c "SELECT count(snowflake_nextval()) FROM generate_series(1, 10000)" 2>&1 || true)
 sf_expect_match "beyond the drift bound: the documented ERROR" \
     'ERROR: +the wall clock is 1[12][0-9]{4} ms behind the last issued snowflake ID' "$out"
@@ -97,18 +115,18 @@ sf_expect_match "... and the hint at the clock, for blocks" \
     'HINT: +Check the server.s clock \(NTP\)\..*; a smaller block needs less room' "$out"
 sf_expect_eq "snowflake_status counts the three errors" $((errors_before + 3)) "$(status errors)"
 
-# A step back of ten seconds: a call must wait about seven seconds, which
-# max_wait allows. statement_timeout must cut the wait short.
-echo "-10" >"$clock"
+# The clock 20 s behind the last ID: a call must wait about 17 s, which
+# max_wait (30 s) allows. statement_timeout must cut the wait short.
 still_waiting="SELECT clock_timestamp() + interval '3000 ms' < $last_ts"
-out=$(sf_psql k -c "SET statement_timeout = '300ms'" \
+out=$(sf_psql k -c "SET statement_timeout = '300ms'" -c "\\! sh $clock_behind $(last_issued_ms) 20000" \
     -c "SELECT count(snowflake_nextval()) FROM generate_series(1, 10000)" 2>&1 || true)
 sf_expect_match "statement_timeout cancels a waiting call" 'canceling statement due to statement timeout' "$out"
 sf_expect_eq "... before the clock could end the wait" t "$(sf_psql k -c "$still_waiting")"
 
 # The same wait, cancelled by another session; it shows in pg_stat_activity.
 waiting_query="SELECT count(snowflake_nextval()) FROM generate_series(1, 10001)"
-sf_psql k -c "$waiting_query" >"$SF_WORK/waiter.out" 2>&1 &
+sf_psql k -c "\\! sh $clock_behind $(last_issued_ms) 20000" -c "$waiting_query" \
+    >"$SF_WORK/waiter.out" 2>&1 &
 waiter=$!
 in_wait="FROM pg_stat_activity WHERE wait_event_type = 'Extension' AND query = '$waiting_query'"
 sf_poll k "SELECT count(*) $in_wait" 1
@@ -118,19 +136,16 @@ sf_expect_match "pg_cancel_backend cancels a waiting call" 'canceling statement 
     "$(cat "$SF_WORK/waiter.out")"
 sf_expect_eq "... before the clock could end the wait" t "$(sf_psql k -c "$still_waiting")"
 
-# A wait of about 1.5 s while another session keeps setting the waiter's
+# A wait of about 5 s while another session keeps setting the waiter's
 # latch (NOTIFY to a channel it listens on, every 5 ms): the early wake-ups
 # must count only the time really slept, so the call succeeds. (Charging the
-# 1.5 s asked for at every wake-up would exhaust max_wait = 30 s in 20 pokes.)
-# The clock is set relative to the last issued ID so that the next
-# millisecond is max_clock_drift + 1.5 s ahead of it.
-last_ms=$(sf_psql k -c "SELECT (extract(epoch FROM $last_ts) * 1000)::bigint")
-offset_ms=$((last_ms - 3000 - 1500 - $(date +%s%3N)))
-printf '%s%d.%03d\n' "$([ "$offset_ms" -lt 0 ] && echo -)" $((${offset_ms#-} / 1000)) \
-    $((${offset_ms#-} % 1000)) >"$clock"
+# 5 s asked for at every wake-up would exhaust max_wait = 30 s in 6 pokes.)
+# The waiter sets the clock so that its next millisecond is max_clock_drift
+# + 5 s ahead of it.
 waits_before=$(status waits)
 waiting_query="SELECT snowflake_nextval() FROM generate_series(1, 10002)"
-sf_psql k -c "LISTEN poke" -c "$waiting_query" >"$SF_WORK/poked.out" 2>&1 &
+sf_psql k -c "LISTEN poke" -c "\\! sh $clock_behind $(last_issued_ms) $((3000 + 5000))" \
+    -c "$waiting_query" >"$SF_WORK/poked.out" 2>&1 &
 waiter=$!
 in_wait="FROM pg_stat_activity WHERE wait_event_type = 'Extension' AND query = '$waiting_query'"
 sf_poll k "SELECT count(*) $in_wait" 1
