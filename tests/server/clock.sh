@@ -44,32 +44,61 @@ last_ts="(SELECT max(snowflake_timestamp(id)) FROM ids)"
 # let the clock catch up first. Then 2,000 IDs fit in the 4,096 of one
 # millisecond: nothing is borrowed.
 sf_poll k "SELECT snowflake_timestamp(snowflake_nextval()) < clock_timestamp()" t
-batch 1 2000
+# A step back of two seconds, within the drift bound of three: the clock is
+# behind the IDs only until it has made up those two seconds. So one session
+# mints, steps the clock (psql's \!), mints again and reads snowflake_status,
+# keeping each reading with the clock's time in tables; the checks below
+# compare those readings, however long psql starts take. (Read a few psql
+# starts later, the clock had caught up on a busy machine.)
+sf_psql k <<SQL
+INSERT INTO ids SELECT 1, snowflake_nextval() FROM generate_series(1, 2000);
+CREATE TABLE status_before AS SELECT clock_timestamp() AS clock, * FROM snowflake_status();
+\! echo "-2" >"$clock"
+CREATE TABLE stepped AS SELECT clock_timestamp() AS clock;
+-- 20,000 IDs need about five new milliseconds: each borrowed from the future.
+INSERT INTO ids SELECT 2, snowflake_nextval() FROM generate_series(1, 20000);
+CREATE TABLE status_after AS SELECT clock_timestamp() AS clock, * FROM snowflake_status();
+SQL
+batch1_ts="(SELECT max(snowflake_timestamp(id)) FROM ids WHERE batch = 1)"
 sf_expect_eq "before the step, the IDs do not run ahead of the clock" t \
-    "$(sf_psql k -c "SELECT clock_timestamp() >= $last_ts")"
-status() { sf_psql k -c "SELECT $1 FROM snowflake_status()"; }
-backwards_before=$(status clock_backwards)
-borrowed_before=$(status sequence_exhausted)
-
-# A step back of two seconds, within the drift bound of three.
-echo "-2" >"$clock"
+    "$(sf_psql k -c "SELECT clock >= $batch1_ts FROM status_before")"
 sf_expect_eq "after the step, the server's clock is behind its IDs" t \
-    "$(sf_psql k -c "SELECT clock_timestamp() + interval '1 s' < $last_ts")"
-# 20,000 IDs need about five new milliseconds: each borrowed from the future.
-batch 2 20000
+    "$(sf_psql k -c "SELECT clock + interval '1 s' < $batch1_ts FROM stepped")"
 sf_expect_eq "a step back within the drift is absorbed: IDs keep increasing" t \
     "$(sf_psql k -c "SELECT min(id) FILTER (WHERE batch = 2) > max(id) FILTER (WHERE batch = 1) FROM ids")"
 sf_expect_eq "and they run ahead of the clock instead of following it back" t \
-    "$(sf_psql k -c "SELECT min(snowflake_timestamp(id)) > clock_timestamp() FROM ids WHERE batch = 2")"
+    "$(sf_psql k -c "SELECT min(snowflake_timestamp(id)) > (SELECT clock FROM status_after)
+                     FROM ids WHERE batch = 2")"
+before_after() { sf_psql k -c "SELECT $1 FROM status_before b, status_after a"; }
 sf_expect_eq "snowflake_status counts the step back once, over 20,000 calls" \
-    $((backwards_before + 1)) "$(status clock_backwards)"
-sf_expect_eq "... and shows the generator ahead of the clock" t "$(status "ahead_of_clock_ms > 0")"
-sf_expect_eq "... and the milliseconds borrowed" t "$(status "sequence_exhausted > $borrowed_before")"
+    "$(before_after "b.clock_backwards + 1")" "$(before_after "a.clock_backwards")"
+sf_expect_eq "... and shows the generator ahead of the clock" t "$(before_after "a.ahead_of_clock_ms > 0")"
+sf_expect_eq "... and the milliseconds borrowed" t \
+    "$(before_after "a.sequence_exhausted > b.sequence_exhausted")"
+status() { sf_psql k -c "SELECT $1 FROM snowflake_status()"; }
 errors_before=$(status errors)
 
-# A step back of two minutes: the wait needed exceeds max_wait (30 s). The
-# 10,000 calls use up what is left of the current millisecond first.
-echo "-120" >"$clock"
+# How far the clock is behind the last issued ID decides what a call does
+# (absorb, wait, fail); after a step set relative to the real clock, the
+# less, the longer psql starts take since that ID (a wait had ended before
+# its cancel came on a busy machine). So the steps below are set relative to
+# the last issued ID, by the session that calls (psql's \!) where the
+# call's wait is checked.
+clock_behind=$SF_WORK/clock-behind.sh
+cat >"$clock_behind" <<EOF
+# sh $clock_behind LAST_MS MS: puts the clock MS ms behind LAST_MS (ms since 1970).
+offset_ms=\$((\$1 - \$2 - \$(date +%s%3N)))
+sign=+
+if [ "\$offset_ms" -lt 0 ]; then sign=-; offset_ms=\$((-offset_ms)); fi
+printf '%s%d.%03d\n' "\$sign" \$((offset_ms / 1000)) \$((offset_ms % 1000)) >"$clock"
+EOF
+last_issued_ms() { sf_psql k -c "SELECT (extract(epoch FROM last_issued_at) * 1000)::bigint
+                                  FROM snowflake_status()"; }
+
+# The clock two minutes behind the last ID: the wait needed exceeds max_wait
+# (30 s). The 10,000 calls use up what is left of the current millisecond
+# first.
+sh "$clock_behind" "$(last_issued_ms)" 120000
 out=$(sf_psql k -c "SELECT count(snowflake_nextval()) FROM generate_series(1, 10000)" 2>&1 || true)
 sf_expect_match "beyond the drift bound: the documented ERROR" \
     'ERROR: +the wall clock is 1[12][0-9]{4} ms behind the last issued snowflake ID' "$out"
@@ -86,18 +115,18 @@ sf_expect_match "... and the hint at the clock, for blocks" \
     'HINT: +Check the server.s clock \(NTP\)\..*; a smaller block needs less room' "$out"
 sf_expect_eq "snowflake_status counts the three errors" $((errors_before + 3)) "$(status errors)"
 
-# A step back of ten seconds: a call must wait about seven seconds, which
-# max_wait allows. statement_timeout must cut the wait short.
-echo "-10" >"$clock"
+# The clock 20 s behind the last ID: a call must wait about 17 s, which
+# max_wait (30 s) allows. statement_timeout must cut the wait short.
 still_waiting="SELECT clock_timestamp() + interval '3000 ms' < $last_ts"
-out=$(sf_psql k -c "SET statement_timeout = '300ms'" \
+out=$(sf_psql k -c "SET statement_timeout = '300ms'" -c "\\! sh $clock_behind $(last_issued_ms) 20000" \
     -c "SELECT count(snowflake_nextval()) FROM generate_series(1, 10000)" 2>&1 || true)
 sf_expect_match "statement_timeout cancels a waiting call" 'canceling statement due to statement timeout' "$out"
 sf_expect_eq "... before the clock could end the wait" t "$(sf_psql k -c "$still_waiting")"
 
 # The same wait, cancelled by another session; it shows in pg_stat_activity.
 waiting_query="SELECT count(snowflake_nextval()) FROM generate_series(1, 10001)"
-sf_psql k -c "$waiting_query" >"$SF_WORK/waiter.out" 2>&1 &
+sf_psql k -c "\\! sh $clock_behind $(last_issued_ms) 20000" -c "$waiting_query" \
+    >"$SF_WORK/waiter.out" 2>&1 &
 waiter=$!
 in_wait="FROM pg_stat_activity WHERE wait_event_type = 'Extension' AND query = '$waiting_query'"
 sf_poll k "SELECT count(*) $in_wait" 1
@@ -107,19 +136,16 @@ sf_expect_match "pg_cancel_backend cancels a waiting call" 'canceling statement 
     "$(cat "$SF_WORK/waiter.out")"
 sf_expect_eq "... before the clock could end the wait" t "$(sf_psql k -c "$still_waiting")"
 
-# A wait of about 1.5 s while another session keeps setting the waiter's
+# A wait of about 5 s while another session keeps setting the waiter's
 # latch (NOTIFY to a channel it listens on, every 5 ms): the early wake-ups
 # must count only the time really slept, so the call succeeds. (Charging the
-# 1.5 s asked for at every wake-up would exhaust max_wait = 30 s in 20 pokes.)
-# The clock is set relative to the last issued ID so that the next
-# millisecond is max_clock_drift + 1.5 s ahead of it.
-last_ms=$(sf_psql k -c "SELECT (extract(epoch FROM $last_ts) * 1000)::bigint")
-offset_ms=$((last_ms - 3000 - 1500 - $(date +%s%3N)))
-printf '%s%d.%03d\n' "$([ "$offset_ms" -lt 0 ] && echo -)" $((${offset_ms#-} / 1000)) \
-    $((${offset_ms#-} % 1000)) >"$clock"
+# 5 s asked for at every wake-up would exhaust max_wait = 30 s in 6 pokes.)
+# The waiter sets the clock so that its next millisecond is max_clock_drift
+# + 5 s ahead of it.
 waits_before=$(status waits)
 waiting_query="SELECT snowflake_nextval() FROM generate_series(1, 10002)"
-sf_psql k -c "LISTEN poke" -c "$waiting_query" >"$SF_WORK/poked.out" 2>&1 &
+sf_psql k -c "LISTEN poke" -c "\\! sh $clock_behind $(last_issued_ms) $((3000 + 5000))" \
+    -c "$waiting_query" >"$SF_WORK/poked.out" 2>&1 &
 waiter=$!
 in_wait="FROM pg_stat_activity WHERE wait_event_type = 'Extension' AND query = '$waiting_query'"
 sf_poll k "SELECT count(*) $in_wait" 1

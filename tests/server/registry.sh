@@ -222,19 +222,56 @@ sf_poll n2 "SELECT lease_failures > $failures FROM snowflake_status()" t
 sf_expect_match "a failed renewal leaves the registry's error in lease_message" \
     'could not connect|connection|could not send' "$(sf_psql n2 -c "SELECT lease_message FROM snowflake_status()")"
 sf_registry_start registry || sf_die "the registry did not restart"
-n3_renewals=$(sf_psql n3 -c "SELECT lease_renewals FROM snowflake_status()")
 sf_poll n2 "SELECT lease_message = '' AND lease_state = 'held' FROM snowflake_status()" t
 sf_log "ok: once a renewal succeeds again, lease_message is cleared"
-# n3 renews on its own schedule: the next outage must start after n3 too has
-# renewed since the registry came back, or its deadline (lease_ttl after its
-# last renewal, which may have come before this outage) can fall before its
-# IDs below. (Seen: "expired: the registry last confirmed it 6673 ms ago".)
-sf_poll n3 "SELECT lease_renewals > $n3_renewals FROM snowflake_status()" t
 
 # --- the registry stopped, then back -----------------------------------------
-sf_registry_stop registry
-sf_stream_ids n3 "$SF_WORK/n3.during" 1000
-sf_log "ok: with the registry down, n3 mints until its deadline"
+# n3's deadline is lease_ttl (6 s) after its last renewal, which may have come
+# before the outage above, or seconds before this one: IDs asked for a few
+# psql starts after the stop came after the deadline on a busy machine
+# (seen: "expired: the registry last confirmed it 6673 ms ago"). So one n3
+# session waits for a renewal made since the registry came back, stops the
+# registry from inside (psql's \!) at once, waits until a renewal has
+# failed (n3 knows the registry is down) and mints: the IDs come a renewal
+# interval (lease_ttl / 3) or the stop's time after the last renewal,
+# whichever is longer, however slowly processes start.
+stop_registry=$SF_WORK/stop-registry.sh
+{
+    declare -p SF_WORK SF_STAGE_BIN SF_REGISTRY_STORE
+    declare -f sf_as_server sf_datadir sf_stop sf_stop_redis sf_registry_stop
+    echo "sf_registry_stop registry"
+} >"$stop_registry"
+sf_psql n3 >"$SF_WORK/n3.during" 2>"$SF_WORK/n3.session" <<SQL ||
+CREATE TEMP TABLE seen AS SELECT lease_renewals, lease_failures FROM snowflake_status();
+DO \$\$ BEGIN
+    FOR i IN 1..1000 LOOP
+        IF (SELECT s.lease_renewals > seen.lease_renewals FROM snowflake_status() s, seen) THEN
+            UPDATE seen SET lease_failures = (SELECT lease_failures FROM snowflake_status());
+            RETURN;
+        END IF;
+        PERFORM pg_sleep(0.01); -- the pace of the poll; the condition is the renewal
+    END LOOP;
+    RAISE EXCEPTION 'n3 made no renewal since the registry came back';
+END \$\$;
+\! bash $stop_registry
+DO \$\$ BEGIN
+    FOR i IN 1..1000 LOOP
+        IF (SELECT s.lease_failures > seen.lease_failures FROM snowflake_status() s, seen) THEN
+            RAISE NOTICE 'a renewal failed; n3 mints with % ms left of its lease',
+                (SELECT round(1000 * extract(epoch FROM lease_expires_at - clock_timestamp()))
+                 FROM snowflake_status());
+            RETURN;
+        END IF;
+        PERFORM pg_sleep(0.01); -- the pace of the poll; the condition is the failure
+    END LOOP;
+    RAISE EXCEPTION 'with the registry stopped, no renewal of n3 failed';
+END \$\$;
+COPY (SELECT snowflake_nextval() FROM generate_series(1, 1000)) TO STDOUT;
+SQL
+    sf_die "with the registry down, n3 did not mint: $(cat "$SF_WORK/n3.session")"
+sf_log "info: $(sed -n 's/.*NOTICE: *//p' "$SF_WORK/n3.session")"
+sf_expect_eq "with the registry down, n3 mints until its deadline" 1000 \
+    "$(wc -l <"$SF_WORK/n3.during")"
 # Bounded poll: the deadline is at most lease_ttl (6 s) after the last renewal.
 for _ in $(seq 1 200); do
     out=$(sf_psql n3 -c "SELECT snowflake_nextval()" 2>&1) || break
