@@ -44,6 +44,9 @@ sf_init_workspace
 
 npm_dir=$("$SF_ROOT/tools/ensure-deps" frameworks) ||
     sf_die "the frameworks' packages are missing: run tools/ensure-deps frameworks"
+# Node.js tools colour their output when CI is set (supports-color), and the
+# checks' greps then miss what they look for: no colours, in CI as anywhere.
+export FORCE_COLOR=0 NO_COLOR=1
 # Debian's Python and Ruby, where the Debian packages are (not an earlier one in PATH).
 python=/usr/bin/python3
 ruby=/usr/bin/ruby
