@@ -496,6 +496,24 @@ sf_registry_lease() {
     esac
 }
 
+# sf_extension_version: the version CREATE EXTENSION installs, the control
+# file's default_version.
+sf_extension_version() {
+    sed -n "s/^default_version = '\(.*\)'$/\1/p" "$SF_ROOT/snowflake_id.control"
+}
+
+# sf_public_extension_relations NAME [PSQL ARGS...]: how many tables and
+# views of snowflake_id the public schema holds (0 since 1.6: the schema tools
+# of applications manage public).
+sf_public_extension_relations() {
+    local name=$1
+    shift
+    sf_psql "$name" "$@" -c "SELECT count(*) FROM pg_class c JOIN pg_depend d
+        ON d.classid = 'pg_class'::regclass AND d.objid = c.oid AND d.deptype = 'e'
+        JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'snowflake_id'
+        WHERE c.relnamespace = 'public'::regnamespace"
+}
+
 # sf_registry_states NAME: the state of every lease, by node id.
 sf_registry_states() {
     local node

@@ -202,17 +202,14 @@ sf_expect_eq "static: the coordinator and the workers carry ids 0, 1 and 2" "0 1
     "$(node_of coord) $(node_of w1) $(node_of w2)"
 
 # --- ALTER EXTENSION UPDATE across the cluster -------------------------------
-current_version=$(sed -n "s/^default_version = '\(.*\)'$/\1/p" "$SF_ROOT/snowflake_id.control")
+current_version=$(sf_extension_version)
 sf_psql coord -c "ALTER EXTENSION snowflake_id UPDATE" 2>/dev/null
 for n in coord w1 w2; do
     sf_expect_eq "ALTER EXTENSION UPDATE on the coordinator updates $n to $current_version" \
         "$current_version" \
         "$(sf_psql "$n" -c "SELECT extversion FROM pg_extension WHERE extname = 'snowflake_id'")"
     sf_expect_eq "... and $n keeps no table or view of the extension in public" 0 \
-        "$(sf_psql "$n" -c "SELECT count(*) FROM pg_class c JOIN pg_depend d
-            ON d.classid = 'pg_class'::regclass AND d.objid = c.oid AND d.deptype = 'e'
-            JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'snowflake_id'
-            WHERE c.relnamespace = 'public'::regnamespace")"
+        "$(sf_public_extension_relations "$n")"
 done
 
 # --- a retired static id: a server that minted on id 3 and is gone ----------

@@ -110,10 +110,7 @@ new_db() {
     *) sf_die "new_db: no setup $setup" ;;
     esac
     sf_expect_eq "$db ($setup): no relation of the extension in public" 0 \
-        "$(sf_psql f -d "$db" -c "SELECT count(*) FROM pg_class c JOIN pg_depend d
-            ON d.classid = 'pg_class'::regclass AND d.objid = c.oid AND d.deptype = 'e'
-            JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'snowflake_id'
-            WHERE c.relnamespace = 'public'::regnamespace")"
+        "$(sf_public_extension_relations f -d "$db")"
     sf_psql f -d "$db" -c "CREATE TABLE items (id bigint PRIMARY KEY DEFAULT snowflake_nextval(), note text)"
 }
 

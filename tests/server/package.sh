@@ -23,7 +23,7 @@ source "$(dirname "$0")/../lib/cluster.sh"
 sf_init_workspace
 
 # --- one version everywhere ---------------------------------------------------
-control_version=$(sed -n "s/^default_version = '\(.*\)'/\1/p" "$SF_ROOT/snowflake_id.control")
+control_version=$(sf_extension_version)
 semver=$control_version.0
 out=$("$SF_ROOT/tools/check-meta" 2>&1) || sf_die "META.json: $out"
 sf_log "ok: META.json: every key PGXN requires, the control file's version (tools/check-meta)"

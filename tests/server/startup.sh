@@ -190,7 +190,7 @@ fi
 # block (PG_MODULE_MAGIC_EXT): the control file's version.
 if [ "$(sf_psql s -c "SHOW server_version_num")" -ge 180000 ]; then
     sf_expect_eq "pg_get_loaded_modules() names the module and its version" \
-        "snowflake_id|$(sed -n "s/^default_version = '\(.*\)'/\1/p" "$SF_ROOT/snowflake_id.control")" \
+        "snowflake_id|$(sf_extension_version)" \
         "$(sf_psql s -c "SELECT module_name || '|' || version FROM pg_get_loaded_modules()
                          WHERE file_name = 'snowflake_id.so'")"
 fi
