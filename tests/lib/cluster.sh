@@ -294,7 +294,7 @@ sf_expect_match() {
 # queue until the gate opens, so that they really run at the same time.
 #   sf_gate_close NAME      a session on NAME takes advisory lock 42 and holds it
 #   sf_gate_wait NAME N     returns once N sessions on NAME queue on the gate
-#   sf_gate_open NAME       releases the lock
+#   sf_gate_open NAME...    releases the lock on each NAME
 # shellcheck disable=SC2034 # read by the scripts that source this file
 SF_GATE_SQL="SELECT pg_advisory_lock_shared(42)"
 declare -A SF_GATE_PID SF_GATE_FD
@@ -327,10 +327,18 @@ sf_gate_wait() {
 }
 
 sf_gate_open() {
-    local name=$1 fd=${SF_GATE_FD[$1]}
-    printf "SELECT pg_advisory_unlock(42);\n\\q\n" >&"$fd"
-    exec {fd}>&-
-    wait "${SF_GATE_PID[$name]}"
+    local name fd
+    # Every gate first, then the waits: the sessions on several servers
+    # start together.
+    for name in "$@"; do
+        fd=${SF_GATE_FD[$name]}
+        printf "SELECT pg_advisory_unlock(42);\n\\q\n" >&"$fd"
+        exec {fd}>&-
+    done
+    for name in "$@"; do
+        wait "${SF_GATE_PID[$name]}"
+        rm "$SF_WORK/gate.$name" # a later sf_gate_close makes it anew
+    done
 }
 
 # sf_new_standby PRIMARY NAME [CONF_LINE...]: a streaming hot standby of

@@ -37,8 +37,8 @@ recipes=$SF_ROOT/tests/server/logical
 mapfile -t node_conf <"$recipes/node.conf"
 mapfile -t copy_conf <"$recipes/copy.conf"
 # Rows per writer: transactions of ROWS items (and as many events) each.
-TXNS=10
-ROWS=50
+TXNS=40
+ROWS=25
 WRITERS=2
 
 total=0 # rows of items (and of events) written so far, on all nodes
@@ -80,7 +80,11 @@ write() {
     local n k pids=()
     round=$((round + 1))
     for n in "$@"; do
-        sf_poll "$n" "SELECT lease_state IN ('held', 'none') FROM snowflake_status()" t
+        # At the clock, not ahead of it (as after a start): the nodes' IDs
+        # then share milliseconds, and two nodes on one node id would issue
+        # the same IDs, which must show here as a duplicate key.
+        sf_poll "$n" "SELECT lease_state IN ('held', 'none') AND ahead_of_clock_ms = 0
+                      FROM snowflake_status()" t
         made_by[$n]=$(node_of "$n")
         sf_gate_close "$n"
         for k in $(seq 1 "$WRITERS"); do
@@ -96,14 +100,13 @@ write() {
         done
     done
     for n in "$@"; do sf_gate_wait "$n" "$WRITERS"; done
-    for n in "$@"; do
-        sf_gate_open "$n"
-        rm "$SF_WORK/gate.$n" # the next round's gate makes it anew
-    done
+    sf_gate_open "$@"
     for k in "${pids[@]}"; do
         wait "$k" || sf_die "a writer of round $round failed: $(cat "$SF_WORK"/writer.*.err)"
     done
     total=$((total + $# * WRITERS * TXNS * ROWS))
+    sf_expect_eq "round $round: $* write with $# different node ids" "$#" \
+        "$(for n in "$@"; do echo "${made_by[$n]}"; done | sort -u | wc -l)"
     for n in "$@"; do
         sf_expect_eq "round $round: $n kept node id ${made_by[$n]} while it wrote" "${made_by[$n]}" \
             "$(node_of "$n")"
@@ -210,7 +213,6 @@ new_node a2 "${auto_conf[@]}"
 mesh a1 a2
 write a1 a2
 converged a1 a2 -- a1 a2
-[ "${made_by[a1]}" != "${made_by[a2]}" ] || sf_die "a1 and a2 lease the same node id"
 
 # A third node, empty: the writes pause while it copies the table from one
 # node and subscribes to the other without a copy (rows written meanwhile
@@ -227,7 +229,6 @@ subscribe a2 a3 false
 sf_poll a3 "SELECT count(*) FROM pg_subscription_rel WHERE srsubstate <> 'r'" 0
 write a1 a2 a3
 converged a1 a2 a3 -- a1 a2 a3
-sf_expect_eq "three nodes, three node ids" 3 "$(printf '%s\n' "${made_by[@]}" | sort -u | wc -l)"
 
 # --- a node restarted ----------------------------------------------------------
 a2_id=${made_by[a2]}
