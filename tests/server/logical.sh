@@ -113,6 +113,26 @@ write() {
     done
 }
 
+# await_rows NODE ALL_NODES...: bounded poll until NODE holds all $total
+# rows of each table; a conflict in the log of any node fails at once (an
+# apply worker that hits one retries forever).
+await_rows() {
+    local node=$1 n got=
+    shift
+    for _ in $(seq 1 1000); do
+        got=$(sf_psql "$node" -c "SELECT (SELECT count(*) FROM items) || ' ' ||
+                                         (SELECT count(*) FROM events)")
+        [ "$got" = "$total $total" ] && return 0
+        for n in "$@"; do
+            if grep -E 'duplicate key|conflict' "$SF_WORK/$n/server.log" >&2; then
+                sf_die "round $round: $n's log reports a conflict (above)"
+            fi
+        done
+        sf_psql "$node" -c "SELECT pg_sleep(0.01)" >/dev/null
+    done
+    sf_die "round $round: $node holds $got rows of items and events, not $total"
+}
+
 # converged WRITERS_OF_LAST_ROUND -- NODE...: every row everywhere, the
 # same ids everywhere, no subscription stopped or failed, no duplicate key
 # in any log, and every node's rows of the last round decode to its node id.
@@ -124,8 +144,7 @@ converged() {
     done
     shift
     for n in "$@"; do
-        sf_poll "$n" "SELECT (SELECT count(*) FROM items) || ' ' || (SELECT count(*) FROM events)" \
-            "$total $total"
+        await_rows "$n" "$@"
     done
     sf_log "ok: round $round: all $total rows of each table on each of $*"
     local sums=()
@@ -210,6 +229,13 @@ auto_conf=("snowflake_id.worker_id = 'auto'" "$SF_REGISTRY_CONF" "snowflake_id.l
 
 new_node a1 "${auto_conf[@]}"
 new_node a2 "${auto_conf[@]}"
+# Why app.sql names its tables: FOR ALL TABLES takes in the extension's own.
+sf_expect_eq "a publication FOR ALL TABLES would publish the registry's tables" \
+    "snowflake_id.snowflake_registry_layout snowflake_id.snowflake_registry_lease" \
+    "$(sf_psql a1 -c "CREATE PUBLICATION everything FOR ALL TABLES" \
+        -c "SELECT string_agg(schemaname || '.' || tablename, ' ' ORDER BY tablename)
+            FROM pg_publication_tables WHERE pubname = 'everything' AND schemaname = 'snowflake_id'" \
+        -c "DROP PUBLICATION everything")"
 mesh a1 a2
 write a1 a2
 converged a1 a2 -- a1 a2
