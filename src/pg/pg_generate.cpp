@@ -165,6 +165,18 @@ void lease_texts(LeaseTexts *out) {
                  errhint("IDs resume by themselves once the registry answers again; see "
                          "snowflake_status.")));
     }
+    if (status == LeaseStatus::replaced) {
+        // The registry's message says by whom (lease_rules.cpp).
+        ereport(ERROR,
+                (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                 errmsg("this server was replaced by a promoted standby of its own and issues no "
+                        "IDs"),
+                 errdetail("Registry %s: %s.", texts.registry, texts.message),
+                 errhint("It is an old primary: stop it, or make it a standby of the new primary "
+                         "(pg_rewind). snowflake_id.on_replaced = 'lease_another' lets a server "
+                         "that is no failed-over primary lease another node id instead; see "
+                         "docs/many-servers.md, \"Patroni\".")));
+    }
     if (status == LeaseStatus::refused) {
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                         errmsg("the registry refused this server a node id lease"),
