@@ -175,7 +175,7 @@ void lease_texts(LeaseTexts *out) {
                  errhint("It is an old primary: stop it, or make it a standby of the new primary "
                          "(pg_rewind). snowflake_id.on_replaced = 'lease_another' lets a server "
                          "that is no failed-over primary lease another node id instead; see "
-                         "docs/many-servers.md, \"Patroni\".")));
+                         "docs/many-servers.md, \"Failover and split brain\".")));
     }
     if (status == LeaseStatus::refused) {
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
