@@ -63,7 +63,8 @@ def poll(what, fn, timeout=HEALTH_TIMEOUT, pace=0.2):
             if got:
                 return got
             last = got
-        except Exception as e:  # a server in the middle of an event
+        # A server, Patroni's API or etcd in the middle of an event.
+        except (psycopg2.Error, OSError, ValueError) as e:
             last = e
         time.sleep(pace)
     raise Failure(f"waited {timeout} s in vain for {what}; last: {last}")
@@ -291,11 +292,6 @@ class Cluster:
                 continue
         return None
 
-    def leader(self):
-        topo = self.topology() or []
-        names = [t["name"] for t in topo if t["role"] == "leader" and t["state"] == "running"]
-        return self.by_name(names[0]) if len(names) == 1 else None
-
     def patronictl(self, *args):
         m = next(m for m in self.members if m.proc is not None)
         r = subprocess.run(["patronictl", "-c", m.config_file, *args], capture_output=True,
@@ -303,10 +299,6 @@ class Cluster:
         if r.returncode != 0:
             raise Failure(f"patronictl {' '.join(args)} failed: {r.stdout}{r.stderr}")
         return r.stdout
-
-    def sync_mode(self):
-        out = self.patronictl("show-config", self.scope)
-        return bool((yaml.safe_load(out) or {}).get("synchronous_mode"))
 
     def healthy_state(self, up):
         """The leader, once Patroni reports it and every member in `up`
@@ -318,9 +310,9 @@ class Cluster:
         by = {t["name"]: t for t in topo}
         if set(by) != {m.name for m in up}:
             return None
-        if any(t["state"] != "running" for t in topo):
+        if any(t.get("state") != "running" for t in topo):
             return None
-        leaders = [t["name"] for t in topo if t["role"] == "leader"]
+        leaders = [t["name"] for t in topo if t.get("role") == "leader"]
         if len(leaders) != 1:
             return None
         leader = self.by_name(leaders[0])
@@ -334,7 +326,7 @@ class Cluster:
         # In synchronous_mode, Patroni promotes only the member its /sync
         # key names (role sync_standby): until the key names the standby
         # the server waits for, a loss of the leader leaves none to promote.
-        sync_names = [t["name"] for t in topo if t["role"] == "sync_standby"]
+        sync_names = [t["name"] for t in topo if t.get("role") == "sync_standby"]
         if self.want_sync and want and (
                 len(sync_names) != 1 or (sync_names[0], "sync") not in rows):
             return None
@@ -572,14 +564,12 @@ def show(event):
     return kind
 
 
-def freeze_walreceivers(cluster, leader):
-    pids = []
-    for m in cluster.members:
-        if m is leader or m.proc is None:
-            continue
-        pid = m.sql1("SELECT pid FROM pg_stat_wal_receiver")
-        if pid:
-            pids.append(pid)
+def freeze_walsenders(leader):
+    """Stalls replication at the leader: its walsenders stopped (SIGSTOP),
+    it goes on writing WAL the standbys never receive. (Stopping the
+    walreceivers instead loses nothing: what the walsenders send meanwhile
+    waits in the sockets.)"""
+    pids = [r[0] for r in leader.sql("SELECT pid FROM pg_stat_replication")]
     with open(FROZEN_FILE, "w") as f:
         f.write(" ".join(map(str, pids)))
     for p in pids:
@@ -603,7 +593,7 @@ def run_event(event, cluster, etcd, registry_cluster, clients):
         leader.kill_postmaster()
         ok(f"{leader.name}'s postmaster killed")
     elif kind == "node_loss":
-        frozen = freeze_walreceivers(cluster, leader)
+        frozen = freeze_walsenders(leader)
         try:
             # The replication stall's length: the WAL the standbys lose.
             time.sleep(arg)
