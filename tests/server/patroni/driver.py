@@ -595,14 +595,23 @@ def run_event(event, cluster, etcd, registry_cluster, clients):
     elif kind == "node_loss":
         frozen = freeze_walsenders(leader)
         try:
-            # The replication stall's length: the WAL the standbys lose.
+            # What the standbys have, as the stopped walsenders left it.
+            sent = leader.sql1("SELECT max(sent_lsn) FROM pg_stat_replication")
+            # The stall's length, at least, and then until the leader has
+            # WAL the standbys lack (a reservation comes every half second
+            # under load): the kill loses it.
             time.sleep(arg)
+            lost = poll("the leader to write WAL the standbys lack", lambda: leader.sql1(
+                f"SELECT pg_wal_lsn_diff(pg_current_wal_flush_lsn(), '{sent}') "
+                f"WHERE pg_current_wal_flush_lsn() > '{sent}'"), timeout=60)
             leader.kill()
         finally:
             thaw(frozen)
+        ok(f"{leader.name} lost (Patroni and PostgreSQL killed) with {int(lost)} bytes of WAL "
+           "its standbys never received")
         rest = [m for m in cluster.members if m is not leader]
         new = cluster.await_healthy(rest, f"another member to lead after {leader.name}'s loss")
-        ok(f"{leader.name} lost (Patroni and PostgreSQL killed); {new.name} leads")
+        ok(f"{new.name} leads")
         await_clients_mint(clients)
         rewinds = count_rewinds(leader)
         leader.start()
