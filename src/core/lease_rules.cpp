@@ -100,9 +100,11 @@ RuleOutcome refuse_replaced(const LeaseRecord &successor, const LeaseHolder &hol
                me.c_str(), holder.timeline);
     set_hint(err,
              "An old primary issues no IDs while its successor holds a lease, so that its writes "
-             "fail instead of diverging. Stop it, or make it a standby of the new primary "
-             "(pg_rewind). A server that is not a failed-over primary but was made from a "
-             "promoted copy of this one needs snowflake_id.on_replaced = 'lease_another'.");
+             "fail instead of diverging: stop it, or make it a standby of the new primary "
+             "(pg_rewind). If the other server is no successor but a copy of this one (a "
+             "restored backup or a promoted standby, recovered to a new timeline), stop the "
+             "copy or give it another registry, or set snowflake_id.on_replaced = "
+             "'lease_another' on this server.");
     return RuleOutcome::refused;
 }
 
@@ -262,18 +264,23 @@ bool layout_agrees(const LeaseRequest &request, const RegistryView &view, Error 
     return true;
 }
 
+// Names the server asking as the record's holder.
+void set_holder(LeaseRecord *lease, const LeaseHolder &holder) {
+    lease->holder_system_id = holder.system_id;
+    lease->holder_instance = holder.instance;
+    lease->holder_host = holder.host;
+    lease->holder_port = holder.port;
+    lease->holder_data_directory = holder.data_directory;
+    lease->holder_timeline = holder.timeline;
+}
+
 // The record of a grant: the holder's, with a fresh lease.
 LeaseRecord granted(int64_t node, int64_t fence, const LeaseRequest &request, int64_t now_ms,
                     int64_t reserved_until_ms) {
     LeaseRecord lease;
     lease.node = node;
     lease.fence = fence;
-    lease.holder_system_id = request.holder.system_id;
-    lease.holder_instance = request.holder.instance;
-    lease.holder_host = request.holder.host;
-    lease.holder_port = request.holder.port;
-    lease.holder_data_directory = request.holder.data_directory;
-    lease.holder_timeline = request.holder.timeline;
+    set_holder(&lease, request.holder);
     lease.holder_max_clock_drift_ms = request.max_clock_drift_ms;
     lease.acquired_at_ms = now_ms;
     lease.renewed_at_ms = now_ms;
@@ -337,12 +344,7 @@ int64_t id_free_at_clock(const RegistryView &view, int64_t nodes, int64_t except
 LeaseRecord superseding(const LeaseRecord &old, const LeaseRequest &request, int64_t now_ms) {
     LeaseRecord ended = old;
     ended.fence = old.fence + 1;
-    ended.holder_system_id = request.holder.system_id;
-    ended.holder_instance = request.holder.instance;
-    ended.holder_host = request.holder.host;
-    ended.holder_port = request.holder.port;
-    ended.holder_data_directory = request.holder.data_directory;
-    ended.holder_timeline = request.holder.timeline;
+    set_holder(&ended, request.holder);
     ended.holder_max_clock_drift_ms =
         std::max(old.holder_max_clock_drift_ms, request.max_clock_drift_ms);
     ended.acquired_at_ms = now_ms;
@@ -413,11 +415,10 @@ RuleOutcome decide_acquire(const LeaseRequest &request, const RegistryView &view
 
     const int64_t nodes = int64_t{1} << (w.datacenter_bits + w.worker_bits);
     // 'auto' on a promoted standby whose old primary's lease is still live:
-    // that lease is ended for its holder (superseded, below) and the standby
-    // gets an id free for its clock, so that its IDs carry their own time
-    // rather than the old lease's bound (up to lease_ttl ahead), and one
-    // node id is issued on by one server at a time.
-    const LeaseRecord *superseded = nullptr;
+    // the standby gets an id free for its clock, so that its IDs carry their
+    // own time rather than the old lease's bound (up to lease_ttl ahead),
+    // and one node id is issued on by one server at a time; the old lease is
+    // ended for its holder (below).
     int64_t target = -1;
     if (request.requested_node >= 0) {
         if (request.requested_node >= nodes) {
@@ -434,9 +435,7 @@ RuleOutcome decide_acquire(const LeaseRequest &request, const RegistryView &view
             if (lease != nullptr && takes_from_predecessor(*lease, request.holder, view.now_ms)) {
                 target =
                     id_free_at_clock(view, nodes, request.preferred_node, request.clock_unix_ms);
-                if (target >= 0) {
-                    superseded = lease;
-                } else {
+                if (target < 0) {
                     // None free: the old lease is taken over, its IDs
                     // continuing above its recorded bound.
                     target = request.preferred_node;
@@ -517,8 +516,16 @@ RuleOutcome decide_acquire(const LeaseRequest &request, const RegistryView &view
         }
         writes->layout = layout;
     }
-    if (superseded != nullptr) {
-        writes->leases.push_back(superseding(*superseded, request, view.now_ms));
+    // Every other live lease of an older timeline of this server's system
+    // is an old primary's (or its standby's, promoted before): each is ended
+    // for its holder, whatever id this server asked for, so that the old
+    // primary is replaced at its next renewal. At every grant, so that a
+    // later run of this server fences again an old primary that took an id
+    // back while no lease of this server was live.
+    for (const LeaseRecord &other : view.leases) {
+        if (other.node != target && takes_from_predecessor(other, request.holder, view.now_ms)) {
+            writes->leases.push_back(superseding(other, request, view.now_ms));
+        }
     }
     grant_node(target, lease, request, view, 0, writes, grant, expires_unix_ms);
     return RuleOutcome::ok;

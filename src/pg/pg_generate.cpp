@@ -173,8 +173,9 @@ void lease_texts(LeaseTexts *out) {
                         "IDs"),
                  errdetail("Registry %s: %s.", texts.registry, texts.message),
                  errhint("It is an old primary: stop it, or make it a standby of the new primary "
-                         "(pg_rewind). snowflake_id.on_replaced = 'lease_another' lets a server "
-                         "that is no failed-over primary lease another node id instead; see "
+                         "(pg_rewind). If the other server is a copy of this one (a restored "
+                         "backup or a promoted standby), stop the copy, or set "
+                         "snowflake_id.on_replaced = 'lease_another' here; see "
                          "docs/many-servers.md, \"Failover and split brain\".")));
     }
     if (status == LeaseStatus::refused) {

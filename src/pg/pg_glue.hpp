@@ -81,7 +81,7 @@ inline constexpr int kWorkerIdAuto = -2;
 enum StepBack { kStepBackError = 0, kStepBackSwitchNode = 1 };
 extern int sf_on_clock_step_back;
 // snowflake_id.on_replaced: what an old primary does once a promoted standby
-// of its own holds a lease (docs/many-servers.md, "Patroni").
+// of its own holds a lease (docs/many-servers.md, "Failover and split brain").
 enum OnReplaced { kOnReplacedRefuse = 0, kOnReplacedLeaseAnother = 1 };
 extern int sf_on_replaced;
 

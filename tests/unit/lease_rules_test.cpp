@@ -340,9 +340,10 @@ TEST(LeaseRules, PromotedStandbyTakesOverARestoredCopyDoesNot) {
             "of this server's, promoted.");
     const std::string fence_hint =
         "An old primary issues no IDs while its successor holds a lease, so that its writes fail "
-        "instead of diverging. Stop it, or make it a standby of the new primary (pg_rewind). A "
-        "server that is not a failed-over primary but was made from a promoted copy of this one "
-        "needs snowflake_id.on_replaced = 'lease_another'.";
+        "instead of diverging: stop it, or make it a standby of the new primary (pg_rewind). If "
+        "the other server is no successor but a copy of this one (a restored backup or a "
+        "promoted standby, recovered to a new timeline), stop the copy or give it another "
+        "registry, or set snowflake_id.on_replaced = 'lease_another' on this server.";
     EXPECT_EQ(r.err.hint, fence_hint);
     // A renewal that does not describe its server is only told the lease was lost.
     const Answer l = renew(&store, 4, 1, primary.instance, kNow + 50'000, kNow + 2);
@@ -433,6 +434,59 @@ TEST(LeaseRules, PromotedStandbyWithAutoLeasesAnotherIdAndFencesItsOldPrimary) {
     again.instance = 24;
     EXPECT_EQ(acquire(&store, again.request(-1, 1, a.grant.fence), kNow + 5).outcome,
               RuleOutcome::ok);
+}
+
+// A worker id per member: the promoted standby asks for its own id, and the
+// old primary's lease on another id is ended for its holder all the same,
+// which is replaced at its next renewal.
+TEST(LeaseRules, PromotedStandbyWithItsOwnStaticIdFencesItsOldPrimary) {
+    Store store;
+    const Server primary;
+    ASSERT_EQ(acquire(&store, primary.request(1)).outcome, RuleOutcome::ok);
+    ASSERT_EQ(renew_by(&store, primary, 1, 1, kNow + 40'000).outcome, RuleOutcome::ok);
+    Server standby = primary;
+    standby.instance = 22;
+    standby.host = "db2";
+    standby.timeline = 2;
+    const Answer a = acquire(&store, standby.request(2), kNow + 1);
+    ASSERT_EQ(a.outcome, RuleOutcome::ok);
+    EXPECT_EQ(a.grant.node, 2);
+    EXPECT_EQ(a.grant.floor_unix_ms, 0);
+    EXPECT_EQ(store.leases.at(1).holder_instance, 22);
+    const Answer r = renew_by(&store, primary, 1, 1, kNow + 50'000, kNow + 2);
+    EXPECT_EQ(r.err.code, snowflake::ErrorCode::registry_replaced);
+}
+
+// The fence holds across the successor's own restarts: an old primary that
+// took an id back while no lease of its successor was live (the successor
+// down past lease_ttl) is replaced again at the successor's next grant.
+TEST(LeaseRules, TheFenceComesBackWithTheSuccessorsNextRun) {
+    Store store;
+    Server primary;
+    ASSERT_EQ(acquire(&store, primary.request()).grant.node, 0);
+    ASSERT_EQ(renew_by(&store, primary, 0, 1, kNow + 40'000).outcome, RuleOutcome::ok);
+    Server standby = primary;
+    standby.instance = 22;
+    standby.host = "db2";
+    standby.timeline = 2;
+    const Answer a = acquire(&store, standby.request(-1, 0, 1), kNow + 1);
+    ASSERT_EQ(a.grant.node, 1);
+    ASSERT_TRUE(release(&store, 1, a.grant.fence, 22, kNow + 2, kNow + 2));
+    // Past the old lease's expiry nothing of the successor is live: the old
+    // primary, asking again, gets an id.
+    const int64_t later = kNow + 2 * kTtl;
+    primary.instance = 23;
+    const Answer back = acquire(&store, primary.request(-1, 0, 1), later);
+    ASSERT_EQ(back.outcome, RuleOutcome::ok);
+    ASSERT_EQ(
+        renew_by(&store, primary, back.grant.node, back.grant.fence, later + 40'000, later).outcome,
+        RuleOutcome::ok);
+    standby.instance = 24;
+    ASSERT_EQ(acquire(&store, standby.request(-1, 1, a.grant.fence + 1), later + 1).outcome,
+              RuleOutcome::ok);
+    const Answer r =
+        renew_by(&store, primary, back.grant.node, back.grant.fence, later + 50'000, later + 2);
+    EXPECT_EQ(r.err.code, snowflake::ErrorCode::registry_replaced);
 }
 
 // Where no id is free at its clock, the promoted standby takes the old
@@ -1246,6 +1300,17 @@ class History {
              (a.outcome == RuleOutcome::ok ? " ok" : " refused"));
         if (a.outcome == RuleOutcome::refused) {
             run.holding = false;  // lost: it stops at its deadline
+            const auto now_held = store_.leases.find(run.node);
+            const bool successor = now_held != store_.leases.end() &&
+                                   now_held->second.holder_system_id == m.system_id &&
+                                   now_held->second.holder_timeline > m.timeline &&
+                                   now_held->second.released_at_ms == 0 &&
+                                   now_held->second.expires_at_ms > now_;
+            if (successor != (a.err.code == snowflake::ErrorCode::registry_replaced)) {
+                return fail(std::string("a renewal refused ") + (successor ? "without" : "with") +
+                            " 'replaced' where a successor does " + (successor ? "" : "not ") +
+                            "hold the id: " + a.err.message);
+            }
             return a.writes.empty() ? true : fail("a refused renewal wrote");
         }
         if (!apply(a.writes, -1)) {

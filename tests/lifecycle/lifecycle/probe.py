@@ -370,14 +370,7 @@ class Prober:
                                    f"promoted standby did not resume above the registry's floor, "
                                    f"and IDs its primary issued past the WAL it replayed can "
                                    f"repeat")
-        killed = promo["killed_ms"]
-        before = self.ledger.max_ts.get((node.name, prev_run), killed) - killed
-        if promo.get("probe_lead_ms") is not None:
-            before = max(before, promo["probe_lead_ms"])
-        stepped = max([s - (killed - at) for s, at in promo["forward_steps"]] + [0])
-        clock = probe.wall_ms + node.clock_offset_s * 1000
-        lead = self.lead(node, probe)
-        since = clock - killed
+        killed, before, stepped, clock, lead, since = self.promotion_leads(node, probe, promo)
         held = max(0, before)
         reach = (config.MAX_CLOCK_DRIFT_MS + stepped
                  + max(config.LEASE_TTL_MS, held + config.LEASE_TTL_MS // 2,
@@ -401,6 +394,19 @@ class Prober:
                          f"reservations it replayed, and catches up from there")
         return lead
 
+    def promotion_leads(self, node, probe, promo):
+        """What a promotion's lead is measured with: the kill's time, the
+        primary's lead at the kill, what a clock set forward earlier still
+        adds, the node's clock after the probe, the probe's lead, and the
+        time since the kill (ms)."""
+        killed = promo["killed_ms"]
+        before = self.ledger.max_ts.get((node.name, promo["prev_run"]), killed) - killed
+        if promo.get("probe_lead_ms") is not None:
+            before = max(before, promo["probe_lead_ms"])
+        stepped = max([s - (killed - at) for s, at in promo["forward_steps"]] + [0])
+        clock = probe.wall_ms + node.clock_offset_s * 1000
+        return killed, before, stepped, clock, self.lead(node, probe), clock - killed
+
     def check_promotion_elsewhere(self, node, probe, promo, what, node_id):
         """(invariant 6) A promoted 'auto' standby that leased another id
         than its primary's (whose lease was still live: it takes an id free
@@ -411,14 +417,7 @@ class Prober:
         lead at the kill) + max_clock_drift + the reservation window, plus
         what a clock set forward earlier still adds. A standby that took
         the old lease's bound instead would lead by about lease_ttl."""
-        killed = promo["killed_ms"]
-        before = self.ledger.max_ts.get((node.name, promo["prev_run"]), killed) - killed
-        if promo.get("probe_lead_ms") is not None:
-            before = max(before, promo["probe_lead_ms"])
-        stepped = max([s - (killed - at) for s, at in promo["forward_steps"]] + [0])
-        clock = probe.wall_ms + node.clock_offset_s * 1000
-        lead = self.lead(node, probe)
-        since = clock - killed
+        _, before, stepped, clock, lead, since = self.promotion_leads(node, probe, promo)
         reach = (max(0, before) + config.MAX_CLOCK_DRIFT_MS + config.RESERVATION_WINDOW_MS
                  + stepped)
         limit = catch_up_limit(reach, since)
