@@ -9,6 +9,11 @@
 #                   (tools/ensure-deps frameworks)
 #   make test-citus snowflake_id in a Citus 13.2.2 cluster (tests/server/citus.sh);
 #                   builds Citus from ../shared/vendor once per machine (tools/lib/cache.sh)
+#   make test-patroni snowflake_id under Patroni (tests/server/patroni.sh,
+#                   docs/many-servers.md#patroni): etcd and three members started
+#                   by the test, seeded events; SEED=n or SEEDS=k, EVENTS=n,
+#                   CONFIGS="static per_member auto"; first the packages of
+#                   tools/ensure-deps patroni
 #   make test-lifecycle  the lifecycle simulator (tests/lifecycle/run, docs/lifecycle.md):
 #                   STORE=pg|redis, SEED=n or SEEDS=k, STEPS=n
 #   make test-all-versions  the server tests against PostgreSQL 15 to 19 and 15.12,
@@ -112,7 +117,7 @@ $(BUILD)/unit-objs/%.o: %.cpp $(wildcard src/core/*.hpp)
 $(GTEST_BIN): $(UNIT_OBJS)
 	g++ $(UNIT_OBJS) -lgtest -lgtest_main -pthread -o $@
 
-.PHONY: deps deps-frameworks unit test test-citus test-lifecycle test-all-versions demo demo-stop bench bench-durable bench-toolkit bench-registry bench-type bench-time bench-wait format \
+.PHONY: deps deps-frameworks deps-patroni unit test test-citus test-patroni test-lifecycle test-all-versions demo demo-stop bench bench-durable bench-toolkit bench-registry bench-type bench-time bench-wait format \
 	check-format dist
 
 deps:
@@ -134,6 +139,14 @@ test: deps-frameworks
 
 test-citus: deps
 	@tests/server/citus.sh
+
+deps-patroni:
+	@tools/ensure-deps patroni
+
+# SEED, SEEDS, EVENTS and CONFIGS given on make's command line reach the
+# driver through the environment.
+test-patroni: deps-patroni
+	@tests/server/patroni.sh
 
 # STORE, SEED, SEEDS, FIRST_SEED, STEPS and EVENTS given on make's command
 # line reach the driver through the environment.

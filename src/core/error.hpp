@@ -31,10 +31,14 @@ enum class ErrorCode : int {
     invalid_objectid,     // text that is not 24 hexadecimal digits
     block_too_large,      // a block of IDs that no call could ever be given
     registry,             // the registry of node ids refused or could not be reached
-    invalid_id_text,      // text that is not the digits of an ID (the snowflake type)
-    id_out_of_range,      // a negative value, or one beyond bigint, for the snowflake type
-    invalid_public_id,    // text that is not a public ID under the given key, prefix and check
-    invalid_public_key,   // a key for public IDs that is not 16 bytes, or a setting that is no key
+    // The registry holds a live lease of a promoted standby of this server
+    // (the same system identifier, a higher timeline): this server is an old
+    // primary and is refused, not merely out of luck with an id.
+    registry_replaced,
+    invalid_id_text,     // text that is not the digits of an ID (the snowflake type)
+    id_out_of_range,     // a negative value, or one beyond bigint, for the snowflake type
+    invalid_public_id,   // text that is not a public ID under the given key, prefix and check
+    invalid_public_key,  // a key for public IDs that is not 16 bytes, or a setting that is no key
     invalid_public_prefix,  // a prefix for public IDs outside its alphabet or length
     public_key_unset,       // a public ID without a key while snowflake_id.public_key is empty
 };
@@ -84,7 +88,11 @@ inline constexpr std::size_t kRegistryDetailMax = std::max(
          kRegistryHolderMax + 4 * kIntMax,
      fixed_length("It is held by %s since %s with fence %s; this run of the server held fence "
                   "%s.") +
-         kRegistryHolderMax + kTimestampMax + 2 * kIntMax});
+         kRegistryHolderMax + kTimestampMax + 2 * kIntMax,
+     fixed_length("Node id %s is held by %s on timeline %s, whose lease runs until %s; this "
+                  "server is %s on timeline %s. Both have the same system identifier: the other "
+                  "is a standby of this server's, promoted.") +
+         2 * kRegistryHolderMax + kTimestampMax + 3 * kIntMax});
 // Its messages quote numbers and a time at most; the longest with room.
 inline constexpr std::size_t kRegistryMessageMax = 256;
 

@@ -61,6 +61,53 @@ bool may_take(const LeaseRecord &lease, const LeaseHolder &holder, int64_t previ
             lease.fence == previous_fence);
 }
 
+// Whether `lease` is held by a promoted standby of the server asking: the
+// same system identifier on a higher timeline, another run. That server is
+// an old primary a newer timeline of its own cluster replaced (a failover;
+// a split brain if it still runs), whatever id either holds.
+bool held_by_successor(const LeaseRecord &lease, uint64_t system_id, int64_t instance,
+                       int timeline) {
+    return lease.holder_system_id == system_id && lease.holder_timeline > timeline &&
+           lease.holder_instance != instance;
+}
+
+// The lease taking over which would make the asking server a promoted
+// standby replacing a live holder: same system, lower timeline, live, and
+// not this server's own earlier run (may_take's other cases).
+bool takes_from_predecessor(const LeaseRecord &lease, const LeaseHolder &holder, int64_t now_ms) {
+    return is_live(lease, now_ms) && lease.holder_instance != holder.instance &&
+           lease.holder_system_id == holder.system_id && holder.timeline > lease.holder_timeline;
+}
+
+// Refuses an old primary: `successor` is a live lease of its promoted
+// standby. The message says by whom; the hint never suggests another
+// worker_id or 'auto', which would only get it an id to diverge on.
+RuleOutcome refuse_replaced(const LeaseRecord &successor, const LeaseHolder &holder,
+                            const std::string &me, Error *err) {
+    fail(err, ErrorCode::registry_replaced,
+         "this server was replaced by a promoted standby (timeline %d) of its own",
+         successor.holder_timeline);
+    set_detail(err,
+               "Node id %" PRId64
+               " is held by %s on timeline %d, whose lease runs until %s; this server is %s on "
+               "timeline %d. Both have the same system identifier: the other is a standby of "
+               "this server's, promoted.",
+               successor.node,
+               holder_text(successor.holder_host.c_str(), successor.holder_port,
+                           successor.holder_data_directory.c_str(), successor.holder_system_id)
+                   .c_str(),
+               successor.holder_timeline, registry_time_text(successor.expires_at_ms).c_str(),
+               me.c_str(), holder.timeline);
+    set_hint(err,
+             "An old primary issues no IDs while its successor holds a lease, so that its writes "
+             "fail instead of diverging: stop it, or make it a standby of the new primary "
+             "(pg_rewind). If the other server is no successor but a copy of this one (a "
+             "restored backup or a promoted standby, recovered to a new timeline), stop the "
+             "copy or give it another registry, or set snowflake_id.on_replaced = "
+             "'lease_another' on this server.");
+    return RuleOutcome::refused;
+}
+
 const LeaseRecord *find(const RegistryView &view, int64_t node) {
     for (const LeaseRecord &lease : view.leases) {
         if (lease.node == node) {
@@ -217,18 +264,23 @@ bool layout_agrees(const LeaseRequest &request, const RegistryView &view, Error 
     return true;
 }
 
+// Names the server asking as the record's holder.
+void set_holder(LeaseRecord *lease, const LeaseHolder &holder) {
+    lease->holder_system_id = holder.system_id;
+    lease->holder_instance = holder.instance;
+    lease->holder_host = holder.host;
+    lease->holder_port = holder.port;
+    lease->holder_data_directory = holder.data_directory;
+    lease->holder_timeline = holder.timeline;
+}
+
 // The record of a grant: the holder's, with a fresh lease.
 LeaseRecord granted(int64_t node, int64_t fence, const LeaseRequest &request, int64_t now_ms,
                     int64_t reserved_until_ms) {
     LeaseRecord lease;
     lease.node = node;
     lease.fence = fence;
-    lease.holder_system_id = request.holder.system_id;
-    lease.holder_instance = request.holder.instance;
-    lease.holder_host = request.holder.host;
-    lease.holder_port = request.holder.port;
-    lease.holder_data_directory = request.holder.data_directory;
-    lease.holder_timeline = request.holder.timeline;
+    set_holder(&lease, request.holder);
     lease.holder_max_clock_drift_ms = request.max_clock_drift_ms;
     lease.acquired_at_ms = now_ms;
     lease.renewed_at_ms = now_ms;
@@ -257,6 +309,47 @@ void grant_node(int64_t node, const LeaseRecord *old, const LeaseRequest &reques
     grant->fence = fence;
     grant->floor_unix_ms = floor;
     *expires_unix_ms = lease_end(view.now_ms, request.ttl_ms);
+}
+
+// An id a server whose clock reads clock_ms can issue on at once, other than
+// `except`: the lowest never leased (above a quarantine's floor), else the
+// one whose lease ended longest ago among those whose floor lies below the
+// clock; -1 if none.
+int64_t id_free_at_clock(const RegistryView &view, int64_t nodes, int64_t except,
+                         int64_t clock_ms) {
+    if (guard_floor(view) >= clock_ms) {
+        return -1;
+    }
+    const int64_t fresh = never_leased(view, nodes, except);
+    if (fresh >= 0) {
+        return fresh;
+    }
+    for (const LeaseRecord *ended : ended_leases(view, nodes)) {
+        if (ended->node != except && floor_after(*ended) < clock_ms) {
+            return ended->node;
+        }
+    }
+    return -1;
+}
+
+// A live lease of an old primary, ended for it by its promoted standby,
+// which takes another id: its next renewal is refused as replaced, and no
+// one else may take the id before the old primary's deadline. So the
+// record keeps the lease's expiry (the old holder issues nothing after it)
+// and its recorded bound, which the old holder can no longer raise; it
+// names the standby as holder with a new fence, which the old holder's
+// renewals and give-back do not match, and the larger of the two drifts,
+// so that the floor of the id's next holder lies above what either may
+// have issued. The standby never renews it: it ends at that expiry.
+LeaseRecord superseding(const LeaseRecord &old, const LeaseRequest &request, int64_t now_ms) {
+    LeaseRecord ended = old;
+    ended.fence = old.fence + 1;
+    set_holder(&ended, request.holder);
+    ended.holder_max_clock_drift_ms =
+        std::max(old.holder_max_clock_drift_ms, request.max_clock_drift_ms);
+    ended.acquired_at_ms = now_ms;
+    ended.renewed_at_ms = now_ms;
+    return ended;
 }
 
 }  // namespace
@@ -310,8 +403,22 @@ RuleOutcome decide_acquire(const LeaseRequest &request, const RegistryView &view
         return RuleOutcome::refused;
     }
     const std::string me = holder_of(request.holder);
+    if (request.refuse_when_replaced) {
+        for (const LeaseRecord &lease : view.leases) {
+            if (is_live(lease, view.now_ms) &&
+                held_by_successor(lease, request.holder.system_id, request.holder.instance,
+                                  request.holder.timeline)) {
+                return refuse_replaced(lease, request.holder, me, err);
+            }
+        }
+    }
 
     const int64_t nodes = int64_t{1} << (w.datacenter_bits + w.worker_bits);
+    // 'auto' on a promoted standby whose old primary's lease is still live:
+    // the standby gets an id free for its clock, so that its IDs carry their
+    // own time rather than the old lease's bound (up to lease_ttl ahead),
+    // and one node id is issued on by one server at a time; the old lease is
+    // ended for its holder (below).
     int64_t target = -1;
     if (request.requested_node >= 0) {
         if (request.requested_node >= nodes) {
@@ -325,8 +432,16 @@ RuleOutcome decide_acquire(const LeaseRequest &request, const RegistryView &view
     } else {
         if (request.preferred_node >= 0 && request.preferred_node < nodes) {
             const LeaseRecord *lease = find(view, request.preferred_node);
-            if (lease == nullptr || !is_live(*lease, view.now_ms) ||
-                may_take(*lease, request.holder, request.previous_fence)) {
+            if (lease != nullptr && takes_from_predecessor(*lease, request.holder, view.now_ms)) {
+                target =
+                    id_free_at_clock(view, nodes, request.preferred_node, request.clock_unix_ms);
+                if (target < 0) {
+                    // None free: the old lease is taken over, its IDs
+                    // continuing above its recorded bound.
+                    target = request.preferred_node;
+                }
+            } else if (lease == nullptr || !is_live(*lease, view.now_ms) ||
+                       may_take(*lease, request.holder, request.previous_fence)) {
                 target = request.preferred_node;
             }
         }
@@ -401,6 +516,17 @@ RuleOutcome decide_acquire(const LeaseRequest &request, const RegistryView &view
         }
         writes->layout = layout;
     }
+    // Every other live lease of an older timeline of this server's system
+    // is an old primary's (or its standby's, promoted before): each is ended
+    // for its holder, whatever id this server asked for, so that the old
+    // primary is replaced at its next renewal. At every grant, so that a
+    // later run of this server fences again an old primary that took an id
+    // back while no lease of this server was live.
+    for (const LeaseRecord &other : view.leases) {
+        if (other.node != target && takes_from_predecessor(other, request.holder, view.now_ms)) {
+            writes->leases.push_back(superseding(other, request, view.now_ms));
+        }
+    }
     grant_node(target, lease, request, view, 0, writes, grant, expires_unix_ms);
     return RuleOutcome::ok;
 }
@@ -414,6 +540,11 @@ RuleOutcome decide_renew(const RenewRequest &request, const RegistryView &view,
     const LeaseRecord *lease = find(view, request.node);
     if (lease == nullptr || lease->fence != request.fence ||
         lease->holder_instance != request.instance || lease->released_at_ms != 0) {
+        if (lease != nullptr && is_live(*lease, view.now_ms) &&
+            held_by_successor(*lease, request.holder.system_id, request.instance,
+                              request.holder.timeline)) {
+            return refuse_replaced(*lease, request.holder, holder_of(request.holder), err);
+        }
         fail(err, ErrorCode::registry, "the lease on node id %" PRId64 " was lost", request.node);
         if (lease == nullptr) {
             set_detail(err, "The registry has no lease on that node id.");

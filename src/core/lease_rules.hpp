@@ -120,14 +120,6 @@ struct RegistryWrites {
 // may still hold what must be recorded.
 enum class RuleOutcome { ok, refused };
 
-struct RenewRequest {
-    int64_t node = -1;
-    int64_t fence = 0;
-    int64_t instance = 0;
-    int64_t bound_unix_ms = 0;
-    int64_t ttl_ms = 0;
-};
-
 struct ReleaseRequest {
     int64_t node = -1;
     int64_t fence = 0;

@@ -40,6 +40,23 @@ struct LeaseRequest {
     int64_t max_clock_drift_ms = 0;
     int64_t ttl_ms = 0;
     int64_t clock_unix_ms = 0;  // the server's clock, to prefer ids whose bound is below it
+    // snowflake_id.on_replaced = 'refuse': refused while a promoted standby
+    // of this server holds a live lease (ErrorCode::registry_replaced);
+    // false ('lease_another'): such a server is leased an id as any other.
+    bool refuse_when_replaced = true;
+};
+
+// A renewal by the run that holds the lease (node, fence, instance). The
+// server's description tells, when the lease is no longer its own, whether
+// a promoted standby of it took it over (ErrorCode::registry_replaced): the
+// same system identifier on a higher timeline.
+struct RenewRequest {
+    int64_t node = -1;
+    int64_t fence = 0;
+    int64_t instance = 0;
+    int64_t bound_unix_ms = 0;
+    int64_t ttl_ms = 0;
+    LeaseHolder holder;  // its instance is `instance`
 };
 
 struct LeaseGrant {
@@ -72,8 +89,8 @@ class RegistryStore {
     virtual StoreOutcome acquire(const LeaseRequest &request, LeaseGrant *grant, Error *err) = 0;
     // Records bound_unix_ms; *expires_unix_ms: when the store lets the lease
     // expire without another renewal.
-    virtual StoreOutcome renew(int64_t node, int64_t fence, int64_t instance, int64_t bound_unix_ms,
-                               int64_t ttl_ms, int64_t *expires_unix_ms, Error *err) = 0;
+    virtual StoreOutcome renew(const RenewRequest &request, int64_t *expires_unix_ms,
+                               Error *err) = 0;
     virtual StoreOutcome release(int64_t node, int64_t fence, int64_t instance,
                                  int64_t bound_unix_ms, Error *err) = 0;
     // on_clock_step_back = 'switch_node': in one atomic step, gives back the

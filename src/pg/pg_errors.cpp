@@ -20,6 +20,7 @@ int sqlstate_for(snowflake::ErrorCode code) {
         case ErrorCode::clock_behind:
         case ErrorCode::capacity_exceeded:  // 55000 as before it had a message of its own
         case ErrorCode::registry:
+        case ErrorCode::registry_replaced:
             return ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE;
         case ErrorCode::timestamp_exhausted:
             // What nextval() raises when a sequence reaches its maximum.

@@ -165,6 +165,19 @@ void lease_texts(LeaseTexts *out) {
                  errhint("IDs resume by themselves once the registry answers again; see "
                          "snowflake_status.")));
     }
+    if (status == LeaseStatus::replaced) {
+        // The registry's message says by whom (lease_rules.cpp).
+        ereport(ERROR,
+                (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                 errmsg("this server was replaced by a promoted standby of its own and issues no "
+                        "IDs"),
+                 errdetail("Registry %s: %s.", texts.registry, texts.message),
+                 errhint("It is an old primary: stop it, or make it a standby of the new primary "
+                         "(pg_rewind). If the other server is a copy of this one (a restored "
+                         "backup or a promoted standby), stop the copy, or set "
+                         "snowflake_id.on_replaced = 'lease_another' here; see "
+                         "docs/many-servers.md, \"Failover and split brain\".")));
+    }
     if (status == LeaseStatus::refused) {
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                         errmsg("the registry refused this server a node id lease"),

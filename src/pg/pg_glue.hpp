@@ -80,6 +80,10 @@ inline constexpr int kWorkerIdAuto = -2;
 // snowflake_id.on_clock_step_back.
 enum StepBack { kStepBackError = 0, kStepBackSwitchNode = 1 };
 extern int sf_on_clock_step_back;
+// snowflake_id.on_replaced: what an old primary does once a promoted standby
+// of its own holds a lease (docs/many-servers.md, "Failover and split brain").
+enum OnReplaced { kOnReplacedRefuse = 0, kOnReplacedLeaseAnother = 1 };
+extern int sf_on_replaced;
 
 // Whether a registry of node ids is configured.
 bool sf_registry_configured();

@@ -34,6 +34,7 @@ int sf_lease_ttl_ms = 60000;
 char *sf_registry = nullptr;
 char *sf_public_key = nullptr;
 int sf_on_clock_step_back = kStepBackError;
+int sf_on_replaced = kOnReplacedRefuse;
 
 snowflake::Layout sf_layout;
 bool sf_layout_ok = true;
@@ -103,6 +104,12 @@ const struct config_enum_entry kStepBackOptions[] = {
     {nullptr, 0, false},
 };
 
+const struct config_enum_entry kOnReplacedOptions[] = {
+    {"refuse", kOnReplacedRefuse, false},
+    {"lease_another", kOnReplacedLeaseAnother, false},
+    {nullptr, 0, false},
+};
+
 // Setting names are case-insensitive in PostgreSQL.
 bool is_our_setting(const char *name) {
     for (const IntSetting &s : kIntSettings) {
@@ -111,7 +118,8 @@ bool is_our_setting(const char *name) {
         }
     }
     return pg_strcasecmp(name, "epoch") == 0 || pg_strcasecmp(name, "registry") == 0 ||
-           pg_strcasecmp(name, "on_clock_step_back") == 0 || pg_strcasecmp(name, "public_key") == 0;
+           pg_strcasecmp(name, "on_clock_step_back") == 0 ||
+           pg_strcasecmp(name, "on_replaced") == 0 || pg_strcasecmp(name, "public_key") == 0;
 }
 
 // PostgreSQL itself only warns about an unknown name under a reserved prefix
@@ -132,7 +140,7 @@ bool check_unknown_names(snowflake::Error *err) {
                 err,
                 "snowflake_id's settings are worker_id, datacenter_id, worker_bits, "
                 "datacenter_bits, sequence_bits, epoch, max_clock_drift, max_wait, "
-                "registry, lease_ttl, on_clock_step_back and public_key.");
+                "registry, lease_ttl, on_clock_step_back, on_replaced and public_key.");
             return false;
         }
     }
@@ -264,28 +272,36 @@ bool registry_setting_ok(const char *text, snowflake::Error *err) {
     return false;
 }
 
+// Whether the configured value of an enum setting (if any) is one of its
+// options; err filled otherwise.
+static bool enum_known(const char *name, const config_enum_entry *options, const char *listed,
+                       snowflake::Error *err) {
+    const char *raw = raw_value(name);
+    if (raw == nullptr) {
+        return true;
+    }
+    for (const config_enum_entry *e = options; e->name != nullptr; ++e) {
+        if (pg_strcasecmp(raw, e->name) == 0) {
+            return true;
+        }
+    }
+    snowflake::fail(err, snowflake::ErrorCode::invalid_setting,
+                    "invalid value for parameter \"snowflake_id.%s\": \"%s\"", name, raw);
+    snowflake::set_hint(err, "Available values: %s.", listed);
+    return false;
+}
+
 bool read_all(int values[kIntSettingCount], snowflake::Layout *layout, snowflake::Error *err) {
     for (int i = 0; i < kIntSettingCount; ++i) {
         if (!read_int(kIntSettings[i], &values[i], err)) {
             return false;
         }
     }
-    // An enum PostgreSQL would reject at start with only a WARNING, keeping
-    // 'error': refuse it here like every other bad value.
-    const char *step_back_raw = raw_value("on_clock_step_back");
-    if (step_back_raw != nullptr) {
-        bool known = false;
-        for (const config_enum_entry *e = kStepBackOptions; e->name != nullptr; ++e) {
-            known = known || pg_strcasecmp(step_back_raw, e->name) == 0;
-        }
-        if (!known) {
-            snowflake::fail(err, snowflake::ErrorCode::invalid_setting,
-                            "invalid value for parameter \"snowflake_id.on_clock_step_back\": "
-                            "\"%s\"",
-                            step_back_raw);
-            snowflake::set_hint(err, "Available values: error, switch_node.");
-            return false;
-        }
+    // Enums PostgreSQL would reject at start with only a WARNING, keeping
+    // the default: refuse them here like every other bad value.
+    if (!enum_known("on_clock_step_back", kStepBackOptions, "error, switch_node", err) ||
+        !enum_known("on_replaced", kOnReplacedOptions, "refuse, lease_another", err)) {
+        return false;
     }
     // A Redis URL the registry worker could not use, likewise (its check
     // hook alone would only warn at start). Never quoted: it may hold a
@@ -483,6 +499,12 @@ void define_settings() {
                              "max_clock_drift while it runs: error, or switch_node (lease another "
                              "node id from the registry; worker_id = 'auto' only).",
                              nullptr, &sf_on_clock_step_back, kStepBackError, kStepBackOptions,
+                             PGC_SIGHUP, 0, nullptr, nullptr, nullptr);
+    DefineCustomEnumVariable("snowflake_id.on_replaced",
+                             "What a server does once a promoted standby of its own holds a node "
+                             "id lease: refuse (issue no IDs: an old primary), or lease_another "
+                             "(lease another node id and go on).",
+                             nullptr, &sf_on_replaced, kOnReplacedRefuse, kOnReplacedOptions,
                              PGC_SIGHUP, 0, nullptr, nullptr, nullptr);
     DefineCustomStringVariable(
         "snowflake_id.epoch", "Instant from which ID timestamps count, ISO-8601 or ms since 1970.",

@@ -59,6 +59,9 @@ enum class LeaseStatus : int {
     // on_clock_step_back = 'switch_node': the worker is moving the generator
     // to another node id, holding `lock` exclusively while it does.
     switching,
+    // A promoted standby of this server holds a lease: this is an old
+    // primary, and on_replaced = 'refuse' (message says by whom).
+    replaced,
 };
 
 // Written by the registry worker alone; read by backends without a lock.

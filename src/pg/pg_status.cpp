@@ -294,8 +294,8 @@ extern "C" Datum snowflake_status(PG_FUNCTION_ARGS) {
         values[kIdsIssued + i] = Int64GetDatum(static_cast<int64_t>(sums[i]));
     }
     values[kLayoutEndsAt] = timestamptz_of(layout.end_unix_ms());
-    static const char *const kLeaseStates[] = {"none",    "waiting", "held",
-                                               "refused", "expired", "switching"};
+    static const char *const kLeaseStates[] = {"none",    "waiting",   "held",    "refused",
+                                               "expired", "switching", "replaced"};
     nulls[kRegistry] = nulls[kLeaseExpiresAt] = nulls[kLeaseMessage] = !registry;
     values[kNodeIdSource] = CStringGetTextDatum(
         sf_worker_id == kWorkerIdAuto ? "auto" : (sf_worker_id >= 0 ? "static" : "unset"));

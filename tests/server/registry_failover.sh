@@ -7,9 +7,14 @@
 #    primary's lease at once (same system identifier, higher timeline),
 #    keeps the node id, and every ID it mints is above every ID a client
 #    received from the old primary;
-#  - promotion while the old primary still runs (split brain): the promoted
-#    standby takes the live lease over, and the old primary's next renewal
-#    is refused (the fence moved on): it stops minting at once;
+#  - promotion while the old primary still runs (split brain), a static id:
+#    the promoted standby takes the live lease over, and the old primary's
+#    next renewal is refused as replaced: it stops minting at once, leases
+#    nothing else, and its ERROR says why;
+#  - the same with 'auto': the promoted standby leases an id free at its
+#    clock instead (no lead, one server per node id), the old primary is
+#    refused as replaced; on_replaced = 'lease_another' lets it lease a
+#    third id;
 #  - restore from backup, the case that repeats IDs without a registry: a
 #    base backup taken while a node mints, the node minting on afterwards
 #    (WAL the backup never sees), then the restored copy started with its
@@ -33,6 +38,25 @@ sf_fake_clock
 sf_new_registry registry
 registry_conf=$SF_REGISTRY_CONF
 ttl_conf="snowflake_id.lease_ttl = '6s'"
+# live_leases_of DATADIR: how many live leases the registry shows for the
+# server of that data directory, on either store.
+live_leases_of() {
+    local n=0 member node
+    if [ "$SF_REGISTRY_STORE" != redis ]; then
+        sf_psql registry -c "SELECT count(*) FROM snowflake_id.snowflake_registry_lease l
+                             WHERE l.holder_data_directory = '$1'
+                               AND l.released_at IS NULL AND l.expires_at > clock_timestamp()"
+        return
+    fi
+    for member in $(sf_redis registry ZRANGE "$SF_REDIS_PREFIX:leases" 0 -1); do
+        node=$((10#$member))
+        if [ "$(sf_registry_lease registry "$node" state)" = live ] &&
+            [ "$(sf_registry_lease registry "$node" data_directory)" = "$1" ]; then
+            n=$((n + 1))
+        fi
+    done
+    echo "$n"
+}
 # lease_of NODE_ID [REGISTRY]: the lease's state and its holder's data directory.
 lease_of() {
     local reg=${2:-registry}
@@ -82,21 +106,82 @@ sf_promote splitstandby
 sf_poll splitstandby "SELECT lease_state FROM snowflake_status()" held
 sf_expect_match "the promoted standby took the live lease over" \
     "^live $(sf_datadir splitstandby)$" "$(lease_of 33)"
-sf_poll split "SELECT lease_state <> 'held' FROM snowflake_status()" t
-sf_await_log split 'the node id lease was lost' || true
-sf_expect_match "the old primary's next renewal was refused: the fence moved on" \
-    'WARNING: +snowflake_id: the node id lease was lost: the lease on node id 33 was lost' \
+# The old primary's next renewal finds its own standby, promoted, holding
+# its id: it is refused as replaced, stops at once and leases nothing else.
+sf_poll split "SELECT lease_state FROM snowflake_status()" replaced
+sf_expect_match "the old primary says it was replaced, and by whom" \
+    "WARNING: +snowflake_id: this server was replaced by a promoted standby \(timeline 2\) of its own; snowflake_nextval\(\) refuses to issue IDs" \
+    "$(sf_server_log split)"
+sf_expect_match "... naming the standby's data directory" \
+    "DETAIL: +Node id 33 is held by .*data directory $(sf_datadir splitstandby), .* on timeline 2" \
     "$(sf_server_log split)"
 out=$(sf_psql split -c "SELECT snowflake_nextval()" 2>&1 || true)
-sf_expect_match "... and it mints no more" 'ERROR: ' "$out"
-# It asks for its id again at once, and the refusal names the real cause:
-# its own standby took over, not another server configured with its id.
-sf_await_log split 'HINT: +A standby of this server was promoted' || true
-sf_expect_match "the refused old primary is told that its standby was promoted" \
-    'HINT: +A standby of this server was promoted \(timeline 2\) and took node id 33 over: this server is an old primary' \
-    "$(sf_server_log split)"
+sf_expect_match "... and it mints no more, with an ERROR that names the cause" \
+    'ERROR: +this server was replaced by a promoted standby of its own and issues no IDs' "$out"
+sf_expect_eq "... whose HINT never advises another id or 'auto'" 0 \
+    "$(grep -c "'auto'\|worker_id" <<<"$(grep HINT <<<"$out")" || true)"
+sf_expect_eq "the old primary holds no lease of any id in the registry" 0 \
+    "$(live_leases_of "$(sf_datadir split)")"
 sf_stop split
 sf_stop splitstandby
+
+# --- 'auto': a promotion while the old primary still runs ----------------------
+# The promoted standby does not take the live lease over (it would mint about
+# lease_ttl ahead of its clock, and two servers would issue on one node id):
+# it leases an id free at its clock and ends the old lease for its holder,
+# which is refused as replaced at its next renewal. With on_replaced =
+# 'lease_another' the old primary leases a third id and mints again.
+sf_new autosplit "snowflake_id.worker_id = 'auto'" "$registry_conf" "$ttl_conf"
+sf_start autosplit || sf_die "autosplit did not start"
+sf_psql autosplit -c "CREATE EXTENSION snowflake_id"
+sf_poll autosplit "SELECT lease_state FROM snowflake_status()" held
+old_node=$(sf_psql autosplit -c "SELECT worker_id FROM snowflake_status()")
+sf_stream_ids autosplit "$SF_WORK/autosplit.before" 20000
+sf_new_standby autosplit autostandby "cluster_name = 'autostandby'"
+sf_start autostandby || sf_die "autostandby did not start"
+sf_poll autosplit "SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'" 1
+sf_stream_ids autosplit "$SF_WORK/autosplit.more" 20000
+sf_poll autosplit "SELECT count(*) FROM pg_stat_replication WHERE replay_lsn = pg_current_wal_lsn()" 1
+sf_expect_eq "the old primary's lease is live at the promotion" live "$(sf_registry_lease registry "$old_node" state)"
+sf_promote autostandby
+sf_poll autostandby "SELECT lease_state FROM snowflake_status()" held
+new_node=$(sf_psql autostandby -c "SELECT worker_id FROM snowflake_status()")
+[ "$new_node" != "$old_node" ] ||
+    sf_die "the promoted 'auto' standby took its old primary's live lease on node id $old_node over"
+sf_log "ok: the promoted standby leased node id $new_node, not its old primary's $old_node"
+sf_stream_ids autostandby "$SF_WORK/autostandby.ids" 20000
+# A takeover resumes above the old lease's bound plus max_clock_drift: at
+# least lease_ttl (6 s) - lease_ttl / 3 + 1 s ahead at the promotion. An id
+# free at its clock leads by max_clock_drift (1 s) at most.
+ahead=$(sf_psql autostandby -c "SELECT ahead_of_clock_ms FROM snowflake_status()")
+[ "$ahead" -lt 3000 ] ||
+    sf_die "the promoted standby mints $ahead ms ahead of its clock: an id free at its clock needs no lead"
+sf_log "ok: ... and mints at its clock ($ahead ms ahead)"
+sf_expect_eq "... and its log resumes above no previous holder's bound" 0 \
+    "$(grep -c 'above every ID the previous holder of node id' "$SF_WORK/autostandby/server.log" || true)"
+sf_expect_eq "the old lease, ended for its holder, names the promoted standby until it expires" \
+    "live $(sf_datadir autostandby) 2" \
+    "$(lease_of "$old_node") $(sf_registry_lease registry "$old_node" timeline)"
+sf_poll autosplit "SELECT lease_state FROM snowflake_status()" replaced
+out=$(sf_psql autosplit -c "SELECT snowflake_nextval()" 2>&1 || true)
+sf_expect_match "the old primary with 'auto' is refused too, and leases no other id" \
+    'ERROR: +this server was replaced by a promoted standby of its own and issues no IDs' "$out"
+sf_expect_eq "... none at all" 0 \
+    "$(live_leases_of "$(sf_datadir autosplit)")"
+sf_conf autosplit "snowflake_id.on_replaced = 'lease_another'"
+sf_psql autosplit -c "SELECT pg_reload_conf()" >/dev/null
+sf_poll autosplit "SELECT lease_state FROM snowflake_status()" held
+third_node=$(sf_psql autosplit -c "SELECT worker_id FROM snowflake_status()")
+if [ "$third_node" = "$old_node" ] || [ "$third_node" = "$new_node" ]; then
+    sf_die "with on_replaced = 'lease_another' the old primary leased node id $third_node"
+fi
+sf_log "ok: with on_replaced = 'lease_another' the old primary leases node id $third_node and mints"
+sf_stream_ids autosplit "$SF_WORK/autosplit.after" 20000
+sf_expect_eq "no ID twice across the three" 0 \
+    "$(sort "$SF_WORK"/autosplit.before "$SF_WORK"/autosplit.more "$SF_WORK"/autostandby.ids \
+        "$SF_WORK"/autosplit.after | uniq -d | wc -l)"
+sf_stop autosplit
+sf_stop autostandby
 
 # --- restore from a base backup, the clock an hour behind ---------------------
 sf_new original "snowflake_id.worker_id = 22" "$registry_conf" "$ttl_conf"

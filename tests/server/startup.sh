@@ -97,6 +97,9 @@ expect_refused "negative max_wait" \
 expect_refused "unknown on_clock_step_back" \
     'invalid value for parameter "snowflake_id.on_clock_step_back": "switch"' \
     "snowflake_id.worker_id = 1" "snowflake_id.on_clock_step_back = 'switch'"
+expect_refused "unknown on_replaced" \
+    'invalid value for parameter "snowflake_id.on_replaced": "continue"' \
+    "snowflake_id.worker_id = 1" "snowflake_id.on_replaced = 'continue'"
 
 # A layout that ends in less than 5 years: 39 timestamp bits (about 17.4 years)
 # from an epoch 15 years ago.

@@ -122,10 +122,23 @@ Answer acquire(Store *store, const LeaseRequest &request, int64_t now = kNow) {
     return a;
 }
 
+// A renewal by a run whose server is not described (system identifier 0):
+// no renewal of it is ever refused as replaced.
 Answer renew(Store *store, int64_t node, int64_t fence, int64_t instance, int64_t bound,
              int64_t now = kNow, int64_t ttl = kTtl) {
     Answer a;
-    const RenewRequest r{node, fence, instance, bound, ttl};
+    const RenewRequest r{node, fence, instance, bound, ttl, {}};
+    a.outcome = decide_renew(r, store->view(now), &a.writes, &a.expires, &a.err);
+    store->apply(a.writes);
+    return a;
+}
+
+// A renewal by `by`'s run, as the worker sends it.
+Answer renew_by(Store *store, const Server &by, int64_t node, int64_t fence, int64_t bound,
+                int64_t now = kNow) {
+    Answer a;
+    RenewRequest r{node, fence, by.instance, bound, by.ttl, {}};
+    r.holder = by.request().holder;
     a.outcome = decide_renew(r, store->view(now), &a.writes, &a.expires, &a.err);
     store->apply(a.writes);
     return a;
@@ -310,35 +323,207 @@ TEST(LeaseRules, PromotedStandbyTakesOverARestoredCopyDoesNot) {
     ASSERT_EQ(a.outcome, RuleOutcome::ok);
     EXPECT_EQ(a.grant.fence, 2);
     EXPECT_EQ(a.grant.floor_unix_ms, kNow + 40'000 + kDrift);
-    // The old primary's renewal finds the lease lost, naming the new holder.
-    const Answer r = renew(&store, 4, 1, primary.instance, kNow + 50'000, kNow + 2);
+    // The old primary's renewal is refused: it was replaced, and by whom.
+    const Answer r = renew_by(&store, primary, 4, 1, kNow + 50'000, kNow + 2);
     ASSERT_EQ(r.outcome, RuleOutcome::refused);
     EXPECT_TRUE(r.writes.empty());
-    EXPECT_STREQ(r.err.message, "the lease on node id 4 was lost");
+    EXPECT_EQ(r.err.code, snowflake::ErrorCode::registry_replaced);
+    EXPECT_STREQ(r.err.message,
+                 "this server was replaced by a promoted standby (timeline 2) of its own");
     EXPECT_EQ(
         std::string(r.err.detail),
-        "It is held by " +
+        "Node id 4 is held by " +
             snowflake::holder_text("db1-standby", 5432, primary.dir.c_str(), primary.system_id) +
-            " since 2026-09-21 14:13:20.001Z with fence 2; this run of the server held "
-            "fence 1.");
-    EXPECT_STREQ(r.err.hint,
-                 "The server stops issuing IDs at its lease deadline and leases a node id again.");
-    // A lower timeline does not take it back, and is told why.
+            " on timeline 2, whose lease runs until 2026-09-21 14:14:20.002Z; this server is " +
+            primary.text() +
+            " on timeline 1. Both have the same system identifier: the other is a standby "
+            "of this server's, promoted.");
+    const std::string fence_hint =
+        "An old primary issues no IDs while its successor holds a lease, so that its writes fail "
+        "instead of diverging: stop it, or make it a standby of the new primary (pg_rewind). If "
+        "the other server is no successor but a copy of this one (a restored backup or a "
+        "promoted standby, recovered to a new timeline), stop the copy or give it another "
+        "registry, or set snowflake_id.on_replaced = 'lease_another' on this server.";
+    EXPECT_EQ(r.err.hint, fence_hint);
+    // A renewal that does not describe its server is only told the lease was lost.
+    const Answer l = renew(&store, 4, 1, primary.instance, kNow + 50'000, kNow + 2);
+    EXPECT_STREQ(l.err.message, "the lease on node id 4 was lost");
+    // A new run of the old primary, on the old timeline, is refused the
+    // same way, static id or 'auto': no other id to diverge on.
     Server old = primary;
     old.instance = 23;
-    const Answer o = acquire(&store, old.request(4), kNow + 3);
+    for (const LeaseRequest &asked : {old.request(4), old.request(-1, 4, 1), old.request()}) {
+        const Answer o = acquire(&store, asked, kNow + 3);
+        ASSERT_EQ(o.outcome, RuleOutcome::refused);
+        EXPECT_EQ(o.err.code, snowflake::ErrorCode::registry_replaced);
+        EXPECT_EQ(o.err.hint, fence_hint);
+        EXPECT_EQ(std::string(o.err.hint).find("'auto'"), std::string::npos);
+    }
+    // on_replaced = 'lease_another': a static id its successor holds is
+    // still refused, and the refusal names the promotion.
+    LeaseRequest asked = old.request(4);
+    asked.refuse_when_replaced = false;
+    const Answer o = acquire(&store, asked, kNow + 3);
     EXPECT_EQ(o.outcome, RuleOutcome::refused);
     EXPECT_STREQ(o.err.message, "node id 4 is held by another server");
     EXPECT_STREQ(o.err.hint,
                  "A standby of this server was promoted (timeline 2) and took node id 4 over: "
                  "this server is an old primary and gets no node id while the new one holds it. "
                  "Stop it, or make it a standby of the new primary (pg_rewind).");
+    // ... and 'auto' is leased another id.
+    asked = old.request(-1, 4, 1);
+    asked.refuse_when_replaced = false;
+    const Answer another = acquire(&store, asked, kNow + 3);
+    ASSERT_EQ(another.outcome, RuleOutcome::ok);
+    EXPECT_NE(another.grant.node, 4);
     // Another system, whatever its timeline, is told to use another id.
     Server stranger = other_server();
     stranger.timeline = 1;
     EXPECT_EQ(std::string(acquire(&store, stranger.request(4), kNow + 3).err.hint)
                   .rfind("Give every server its own", 0),
               0u);
+}
+
+// 'auto': a promoted standby whose old primary's lease is live leases an id
+// free at its clock, so that its IDs carry their own time, and ends the old
+// lease for its holder, whose next renewal is refused as replaced.
+TEST(LeaseRules, PromotedStandbyWithAutoLeasesAnotherIdAndFencesItsOldPrimary) {
+    Store store;
+    const Server primary;
+    const Answer first = acquire(&store, primary.request());
+    ASSERT_EQ(first.outcome, RuleOutcome::ok);
+    ASSERT_EQ(first.grant.node, 0);
+    ASSERT_EQ(renew_by(&store, primary, 0, 1, kNow + 40'000).outcome, RuleOutcome::ok);
+    const LeaseRecord before = store.leases.at(0);
+    Server standby = primary;
+    standby.instance = 22;
+    standby.host = "db1-standby";
+    standby.timeline = 2;
+    standby.drift = kDrift + 500;
+    const Answer a = acquire(&store, standby.request(-1, 0, 1), kNow + 1);
+    ASSERT_EQ(a.outcome, RuleOutcome::ok);
+    EXPECT_EQ(a.grant.node, 1);
+    EXPECT_EQ(a.grant.floor_unix_ms, 0);  // never leased: at its clock
+    ASSERT_EQ(a.writes.leases.size(), 2u);
+    // The old lease: ended for its holder at its own expiry, bound kept.
+    const LeaseRecord &ended = store.leases.at(0);
+    EXPECT_EQ(ended.fence, 2);
+    EXPECT_EQ(ended.holder_instance, 22);
+    EXPECT_EQ(ended.holder_timeline, 2);
+    EXPECT_EQ(ended.expires_at_ms, before.expires_at_ms);
+    EXPECT_EQ(ended.reserved_until_ms, kNow + 40'000);
+    EXPECT_EQ(ended.released_at_ms, 0);
+    EXPECT_EQ(ended.holder_max_clock_drift_ms, kDrift + 500);
+    // The old primary's next renewal: replaced, naming the standby.
+    const Answer r = renew_by(&store, primary, 0, 1, kNow + 50'000, kNow + 2);
+    ASSERT_EQ(r.outcome, RuleOutcome::refused);
+    EXPECT_EQ(r.err.code, snowflake::ErrorCode::registry_replaced);
+    EXPECT_NE(std::string(r.err.detail).find("db1-standby"), std::string::npos);
+    // Nobody takes node id 0 before the old primary's deadline...
+    Server other = other_server();
+    const Answer held = acquire(&store, other.request(0), kNow + 3);
+    EXPECT_EQ(held.outcome, RuleOutcome::refused);
+    EXPECT_STREQ(held.err.message, "node id 0 is held by another server");
+    // ... and after it, above what either may have issued on it.
+    const Answer next = acquire(&store, other.request(0), before.expires_at_ms);
+    ASSERT_EQ(next.outcome, RuleOutcome::ok);
+    EXPECT_EQ(next.grant.fence, 3);
+    EXPECT_EQ(next.grant.floor_unix_ms, kNow + 40'000 + kDrift + 500);
+    // The standby's own later runs are no old primary of anything.
+    Server again = standby;
+    again.instance = 24;
+    EXPECT_EQ(acquire(&store, again.request(-1, 1, a.grant.fence), kNow + 5).outcome,
+              RuleOutcome::ok);
+}
+
+// A worker id per member: the promoted standby asks for its own id, and the
+// old primary's lease on another id is ended for its holder all the same,
+// which is replaced at its next renewal.
+TEST(LeaseRules, PromotedStandbyWithItsOwnStaticIdFencesItsOldPrimary) {
+    Store store;
+    const Server primary;
+    ASSERT_EQ(acquire(&store, primary.request(1)).outcome, RuleOutcome::ok);
+    ASSERT_EQ(renew_by(&store, primary, 1, 1, kNow + 40'000).outcome, RuleOutcome::ok);
+    Server standby = primary;
+    standby.instance = 22;
+    standby.host = "db2";
+    standby.timeline = 2;
+    const Answer a = acquire(&store, standby.request(2), kNow + 1);
+    ASSERT_EQ(a.outcome, RuleOutcome::ok);
+    EXPECT_EQ(a.grant.node, 2);
+    EXPECT_EQ(a.grant.floor_unix_ms, 0);
+    EXPECT_EQ(store.leases.at(1).holder_instance, 22);
+    const Answer r = renew_by(&store, primary, 1, 1, kNow + 50'000, kNow + 2);
+    EXPECT_EQ(r.err.code, snowflake::ErrorCode::registry_replaced);
+}
+
+// The fence holds across the successor's own restarts: an old primary that
+// took an id back while no lease of its successor was live (the successor
+// down past lease_ttl) is replaced again at the successor's next grant.
+TEST(LeaseRules, TheFenceComesBackWithTheSuccessorsNextRun) {
+    Store store;
+    Server primary;
+    ASSERT_EQ(acquire(&store, primary.request()).grant.node, 0);
+    ASSERT_EQ(renew_by(&store, primary, 0, 1, kNow + 40'000).outcome, RuleOutcome::ok);
+    Server standby = primary;
+    standby.instance = 22;
+    standby.host = "db2";
+    standby.timeline = 2;
+    const Answer a = acquire(&store, standby.request(-1, 0, 1), kNow + 1);
+    ASSERT_EQ(a.grant.node, 1);
+    ASSERT_TRUE(release(&store, 1, a.grant.fence, 22, kNow + 2, kNow + 2));
+    // Past the old lease's expiry nothing of the successor is live: the old
+    // primary, asking again, gets an id.
+    const int64_t later = kNow + 2 * kTtl;
+    primary.instance = 23;
+    const Answer back = acquire(&store, primary.request(-1, 0, 1), later);
+    ASSERT_EQ(back.outcome, RuleOutcome::ok);
+    ASSERT_EQ(
+        renew_by(&store, primary, back.grant.node, back.grant.fence, later + 40'000, later).outcome,
+        RuleOutcome::ok);
+    standby.instance = 24;
+    ASSERT_EQ(acquire(&store, standby.request(-1, 1, a.grant.fence + 1), later + 1).outcome,
+              RuleOutcome::ok);
+    const Answer r =
+        renew_by(&store, primary, back.grant.node, back.grant.fence, later + 50'000, later + 2);
+    EXPECT_EQ(r.err.code, snowflake::ErrorCode::registry_replaced);
+}
+
+// Where no id is free at its clock, the promoted standby takes the old
+// lease over, above its recorded bound: an id to issue on beats none.
+TEST(LeaseRules, PromotedStandbyTakesTheOldLeaseOverWhenNoIdIsFree) {
+    Store store;
+    const Server primary;
+    LeaseRequest r = primary.request();
+    r.widths = {0, 1, 12};
+    ASSERT_EQ(acquire(&store, r).grant.node, 0);
+    ASSERT_EQ(renew_by(&store, primary, 0, 1, kNow + 40'000).outcome, RuleOutcome::ok);
+    Server other = other_server();
+    LeaseRequest o = other.request(1);
+    o.widths = {0, 1, 12};
+    ASSERT_EQ(acquire(&store, o).outcome, RuleOutcome::ok);
+    Server standby = primary;
+    standby.instance = 22;
+    standby.timeline = 2;
+    LeaseRequest s = standby.request(-1, 0, 1);
+    s.widths = {0, 1, 12};
+    const Answer a = acquire(&store, s, kNow + 1);
+    ASSERT_EQ(a.outcome, RuleOutcome::ok);
+    EXPECT_EQ(a.grant.node, 0);
+    EXPECT_EQ(a.grant.fence, 2);
+    EXPECT_EQ(a.grant.floor_unix_ms, kNow + 40'000 + kDrift);
+    EXPECT_EQ(a.writes.leases.size(), 1u);
+    // An id whose lease ended but whose floor lies ahead of the clock is no
+    // better: the same takeover.
+    Store store2;
+    ASSERT_EQ(acquire(&store2, r).grant.node, 0);
+    ASSERT_EQ(renew_by(&store2, primary, 0, 1, kNow + 40'000).outcome, RuleOutcome::ok);
+    ASSERT_EQ(acquire(&store2, o).outcome, RuleOutcome::ok);
+    ASSERT_EQ(renew(&store2, 1, 1, other.instance, kNow + 90'000).outcome, RuleOutcome::ok);
+    ASSERT_TRUE(release(&store2, 1, 1, other.instance, kNow + 90'000, kNow + 1));
+    const Answer b = acquire(&store2, s, kNow + 2);
+    ASSERT_EQ(b.outcome, RuleOutcome::ok);
+    EXPECT_EQ(b.grant.node, 0);
 }
 
 TEST(LeaseRules, RenewRecordsABoundThatNeverGoesDown) {
@@ -1077,9 +1262,11 @@ class History {
             // The same run asking again for the lease it holds is never
             // refused (past a quarantine, which a store that had a record
             // has passed).
+            // An old primary is refused as replaced, its own lease or not.
             const auto held = store_.leases.find(run.node);
             if (run.holding && held != store_.leases.end() &&
-                held->second.holder_instance == instance) {
+                held->second.holder_instance == instance &&
+                a.err.code != snowflake::ErrorCode::registry_replaced) {
                 return fail(std::string("the same run was refused its own lease: ") +
                             a.err.message);
             }
@@ -1106,12 +1293,24 @@ class History {
         const Machine &m = machines_[run.machine];
         const int64_t bound = clock_of(m) + m.ttl;
         Answer a;
-        a.outcome = decide_renew(RenewRequest{run.node, run.fence, instance, bound, m.ttl},
-                                 store_.view(now_), &a.writes, &a.expires, &a.err);
+        RenewRequest renewal{run.node, run.fence, instance, bound, m.ttl, {}};
+        renewal.holder = request_of(instance, now_).holder;
+        a.outcome = decide_renew(renewal, store_.view(now_), &a.writes, &a.expires, &a.err);
         note("renew by " + std::to_string(instance) + " of node " + std::to_string(run.node) +
              (a.outcome == RuleOutcome::ok ? " ok" : " refused"));
         if (a.outcome == RuleOutcome::refused) {
             run.holding = false;  // lost: it stops at its deadline
+            const auto now_held = store_.leases.find(run.node);
+            const bool successor = now_held != store_.leases.end() &&
+                                   now_held->second.holder_system_id == m.system_id &&
+                                   now_held->second.holder_timeline > m.timeline &&
+                                   now_held->second.released_at_ms == 0 &&
+                                   now_held->second.expires_at_ms > now_;
+            if (successor != (a.err.code == snowflake::ErrorCode::registry_replaced)) {
+                return fail(std::string("a renewal refused ") + (successor ? "without" : "with") +
+                            " 'replaced' where a successor does " + (successor ? "" : "not ") +
+                            "hold the id: " + a.err.message);
+            }
             return a.writes.empty() ? true : fail("a refused renewal wrote");
         }
         if (!apply(a.writes, -1)) {
@@ -1245,10 +1444,49 @@ class History {
         if (a.outcome == RuleOutcome::refused) {
             return apply(a.writes, -1);
         }
-        if (!recycled_in_order(r, view, a.grant.node) || !apply(a.writes, -1)) {
+        if (!recycled_in_order(r, view, a.grant.node) || !took_a_free_id(r, view, a.grant.node) ||
+            !apply(a.writes, -1)) {
             return false;
         }
         return granted(instance, a.grant, view, 0);
+    }
+
+    // 'auto' takes over a live lease of its own older timeline (a promoted
+    // standby's, ahead of its clock) only when no id is free at its clock.
+    bool took_a_free_id(const LeaseRequest &r, const RegistryView &view, int64_t node) {
+        if (r.requested_node >= 0 || node != r.preferred_node) {
+            return true;
+        }
+        std::map<int64_t, const LeaseRecord *> records;
+        for (const LeaseRecord &l : view.leases) {
+            records[l.node] = &l;
+        }
+        const auto old = records.find(node);
+        if (old == records.end() || old->second->released_at_ms != 0 ||
+            old->second->expires_at_ms <= view.now_ms ||
+            old->second->holder_instance == r.holder.instance ||
+            old->second->holder_system_id != r.holder.system_id ||
+            old->second->holder_timeline >= r.holder.timeline) {
+            return true;
+        }
+        if (view.guard && view.guard->floor_ms >= r.clock_unix_ms) {
+            return true;
+        }
+        for (int64_t n = 0; n < nodes_; ++n) {
+            const auto l = records.find(n);
+            const bool never = l == records.end() && n >= view.never_leased_from;
+            const bool ended =
+                l != records.end() &&
+                (l->second->released_at_ms != 0 || l->second->expires_at_ms <= view.now_ms) &&
+                l->second->reserved_until_ms + l->second->holder_max_clock_drift_ms <
+                    r.clock_unix_ms;
+            if (n != node && (never || ended)) {
+                return fail("a promoted standby took its old primary's live lease on node id " +
+                            std::to_string(node) + " over while node id " + std::to_string(n) +
+                            " was free at its clock");
+            }
+        }
+        return true;
     }
 
     // on_clock_step_back = 'switch_node': the clock set back.

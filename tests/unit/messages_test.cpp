@@ -105,6 +105,11 @@ TEST(Messages, RegistryDetailsFitWhole) {
             "max_clock_drift, so they must be the same on every server.",
         "It is held by " + holder + " since " + kTimestamp + " with fence " + kInt +
             "; this run of the server held fence " + kInt + ".",
+        "Node id " + kInt + " is held by " + holder + " on timeline " + kInt +
+            ", whose lease runs until " + kTimestamp + "; this server is " + holder +
+            " on timeline " + kInt +
+            ". Both have the same system identifier: the other is a standby of this server's, "
+            "promoted.",
     };
     std::size_t longest = 0;
     for (const std::string &detail : details) {

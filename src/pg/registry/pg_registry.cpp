@@ -204,18 +204,34 @@ int64_t wanted_node() {
            sf_worker_id;
 }
 
+// This server as the registry records a holder.
+void describe_server(snowflake::LeaseHolder *holder) {
+    holder->system_id = GetSystemIdentifier();
+    holder->instance = instance_id();
+    holder->host = hostname;
+    holder->port = PostPortNumber;
+    holder->data_directory = DataDir;
+    holder->timeline = static_cast<int>(GetWALInsertionTimeLine());
+}
+
 // Records the next bound with the registry and, once it has confirmed it,
-// publishes it with the new deadline. Sets *next_renewal_mono_ns.
-snowflake::StoreOutcome renew(snowflake::RegistryStore &store, int64_t *next_renewal_mono_ns) {
+// publishes it with the new deadline. Sets *next_renewal_mono_ns, and *err
+// for anything but ok.
+snowflake::StoreOutcome renew(snowflake::RegistryStore &store, int64_t *next_renewal_mono_ns,
+                              snowflake::Error *err) {
     const snowflake::RenewalPlan plan = snowflake::plan_renewal(
         sf_generator_clock_peek_ms(), sf_wall_clock_ms(), sf_monotonic_ns(), sf_lease_ttl_ms);
+    snowflake::RenewRequest request;
+    request.node = lease().node.load();
+    request.fence = lease().fence.load();
+    request.instance = instance_id();
+    request.bound_unix_ms = plan.bound_unix_ms;
+    request.ttl_ms = sf_lease_ttl_ms;
+    describe_server(&request.holder);
     int64_t expires_unix_ms = 0;
-    snowflake::Error err;
-    const snowflake::StoreOutcome outcome =
-        store.renew(lease().node.load(), lease().fence.load(), instance_id(), plan.bound_unix_ms,
-                    sf_lease_ttl_ms, &expires_unix_ms, &err);
+    const snowflake::StoreOutcome outcome = store.renew(request, &expires_unix_ms, err);
     if (outcome != snowflake::StoreOutcome::ok) {
-        note_failure(outcome, err);
+        note_failure(outcome, *err);
         return outcome;
     }
     sf_raise_to(lease().below, snowflake::lease_id_bound(sf_layout, plan.bound_unix_ms));
@@ -233,12 +249,8 @@ snowflake::StoreOutcome renew(snowflake::RegistryStore &store, int64_t *next_ren
 // floor above the previous holder's recorded bound.
 // This server, its layout and its clock, as a lease request gives them.
 void describe_holder(snowflake::LeaseRequest *request) {
-    request->holder.system_id = GetSystemIdentifier();
-    request->holder.instance = instance_id();
-    request->holder.host = hostname;
-    request->holder.port = PostPortNumber;
-    request->holder.data_directory = DataDir;
-    request->holder.timeline = static_cast<int>(GetWALInsertionTimeLine());
+    describe_server(&request->holder);
+    request->refuse_when_replaced = sf_on_replaced == kOnReplacedRefuse;
     request->widths = sf_layout.widths();
     request->epoch_unix_ms = sf_layout.epoch_unix_ms();
     request->max_clock_drift_ms = sf_max_clock_drift_ms;
@@ -343,6 +355,18 @@ bool confirm_set_aside(snowflake::RegistryStore &store, const snowflake::LeaseGr
     return false;
 }
 
+// An old primary: a promoted standby of its own holds a lease, and
+// on_replaced = 'refuse'. Logged at every answer that says so (every
+// lease_ttl / 3), as any refusal.
+void warn_replaced(const snowflake::Error &err) {
+    ereport(WARNING,
+            (errmsg("snowflake_id: %s; snowflake_nextval() refuses to issue IDs", err.message),
+             err.detail[0] != '\0' ? errdetail("%s", err.detail) : 0,
+             errhint("%s The worker asks the registry again every %d ms: IDs resume once no "
+                     "lease of the promoted standby is live.",
+                     err.hint, sf_lease_ttl_ms / static_cast<int>(snowflake::kRenewalsPerTtl))));
+}
+
 snowflake::StoreOutcome acquire(snowflake::RegistryStore &store) {
     const auto refusal = static_cast<Refusal>(sf_shared->refusal.load());
     if (refusal == Refusal::state_stale || refusal == Refusal::state_unreadable) {
@@ -367,7 +391,11 @@ snowflake::StoreOutcome acquire(snowflake::RegistryStore &store) {
     const snowflake::StoreOutcome outcome = store.acquire(request, &grant, &err);
     if (outcome != snowflake::StoreOutcome::ok) {
         note_failure(outcome, err);
-        if (outcome == snowflake::StoreOutcome::refused) {
+        if (outcome == snowflake::StoreOutcome::refused &&
+            err.code == snowflake::ErrorCode::registry_replaced) {
+            set_status(LeaseStatus::replaced);
+            warn_replaced(err);
+        } else if (outcome == snowflake::StoreOutcome::refused) {
             set_status(LeaseStatus::refused);
             ereport(WARNING,
                     (errmsg("snowflake_id: the registry refused a node id lease: %s", err.message),
@@ -564,6 +592,8 @@ void lose_lease(LeaseStatus why) {
 
 void run(snowflake::RegistryStore &store) {
     int64_t next_renewal = 0;  // monotonic ns
+    // The last renewal's refusal (Error is large: not on every iteration's stack).
+    static snowflake::Error renew_error;
     for (;;) {
         if (shutdown_requested) {
             release(store);
@@ -598,7 +628,7 @@ void run(snowflake::RegistryStore &store) {
         if (status() != LeaseStatus::held) {
             const snowflake::StoreOutcome got = acquire(store);
             if (got == snowflake::StoreOutcome::ok) {
-                if (renew(store, &next_renewal) == snowflake::StoreOutcome::ok) {
+                if (renew(store, &next_renewal, &renew_error) == snowflake::StoreOutcome::ok) {
                     set_status(LeaseStatus::held);
                     wake = next_renewal;
                 }
@@ -606,12 +636,20 @@ void run(snowflake::RegistryStore &store) {
                 wake = now + sf_lease_ttl_ms / snowflake::kRenewalsPerTtl * kNsPerMs;
             }
         } else if (now >= next_renewal) {
-            const snowflake::StoreOutcome renewed = renew(store, &next_renewal);
+            const snowflake::StoreOutcome renewed = renew(store, &next_renewal, &renew_error);
+            const bool replaced = renew_error.code == snowflake::ErrorCode::registry_replaced;
             if (renewed == snowflake::StoreOutcome::ok) {
                 wake = next_renewal;
             } else if (renewed == snowflake::StoreOutcome::unreachable) {
                 // Try again soon, and mark the lease expired at its deadline.
                 wake = std::min(wake, lease().deadline_mono_ns.load());
+            } else if (renewed == snowflake::StoreOutcome::refused && replaced &&
+                       sf_on_replaced == kOnReplacedRefuse) {
+                // Not a lost lease to lease again: this server is an old
+                // primary. Its IDs stop now, not at the deadline.
+                lose_lease(LeaseStatus::replaced);
+                warn_replaced(renew_error);
+                wake = now + sf_lease_ttl_ms / snowflake::kRenewalsPerTtl * kNsPerMs;
             } else if (renewed == snowflake::StoreOutcome::refused) {
                 lose_lease(LeaseStatus::waiting);
                 char text[sizeof lease().message];

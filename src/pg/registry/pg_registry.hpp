@@ -45,8 +45,7 @@ class PgRegistryStore final : public snowflake::RegistryStore {
 
     snowflake::StoreOutcome acquire(const snowflake::LeaseRequest &request,
                                     snowflake::LeaseGrant *grant, snowflake::Error *err) override;
-    snowflake::StoreOutcome renew(int64_t node, int64_t fence, int64_t instance,
-                                  int64_t bound_unix_ms, int64_t ttl_ms, int64_t *expires_unix_ms,
+    snowflake::StoreOutcome renew(const snowflake::RenewRequest &request, int64_t *expires_unix_ms,
                                   snowflake::Error *err) override;
     snowflake::StoreOutcome release(int64_t node, int64_t fence, int64_t instance,
                                     int64_t bound_unix_ms, snowflake::Error *err) override;
@@ -118,8 +117,7 @@ class RedisRegistryStore final : public snowflake::RegistryStore {
 
     snowflake::StoreOutcome acquire(const snowflake::LeaseRequest &request,
                                     snowflake::LeaseGrant *grant, snowflake::Error *err) override;
-    snowflake::StoreOutcome renew(int64_t node, int64_t fence, int64_t instance,
-                                  int64_t bound_unix_ms, int64_t ttl_ms, int64_t *expires_unix_ms,
+    snowflake::StoreOutcome renew(const snowflake::RenewRequest &request, int64_t *expires_unix_ms,
                                   snowflake::Error *err) override;
     snowflake::StoreOutcome release(int64_t node, int64_t fence, int64_t instance,
                                     int64_t bound_unix_ms, snowflake::Error *err) override;

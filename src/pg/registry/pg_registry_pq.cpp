@@ -611,12 +611,10 @@ snowflake::StoreOutcome PgRegistryStore::acquire(const snowflake::LeaseRequest &
         err);
 }
 
-snowflake::StoreOutcome PgRegistryStore::renew(int64_t node, int64_t fence, int64_t instance,
-                                               int64_t bound_unix_ms, int64_t ttl_ms,
+snowflake::StoreOutcome PgRegistryStore::renew(const snowflake::RenewRequest &request,
                                                int64_t *expires_unix_ms, snowflake::Error *err) {
-    const snowflake::RenewRequest request = {node, fence, instance, bound_unix_ms, ttl_ms};
     return call(
-        node,
+        request.node,
         [&](const snowflake::RegistryView &view, snowflake::RegistryWrites *writes,
             snowflake::Error *e) {
             return snowflake::decide_renew(request, view, writes, expires_unix_ms, e);

@@ -793,12 +793,10 @@ snowflake::StoreOutcome RedisRegistryStore::acquire(const snowflake::LeaseReques
         err);
 }
 
-snowflake::StoreOutcome RedisRegistryStore::renew(int64_t node, int64_t fence, int64_t instance,
-                                                  int64_t bound_unix_ms, int64_t ttl_ms,
+snowflake::StoreOutcome RedisRegistryStore::renew(const snowflake::RenewRequest &request,
                                                   int64_t *expires_unix_ms, snowflake::Error *err) {
-    const snowflake::RenewRequest request{node, fence, instance, bound_unix_ms, ttl_ms};
     return step(
-        node,
+        request.node,
         [&](const snowflake::RegistryView &view, snowflake::RegistryWrites *writes) {
             return snowflake::decide_renew(request, view, writes, expires_unix_ms, err);
         },

@@ -327,9 +327,7 @@ class Prober:
                       f"only the registry floor bound applies")
             return None
         if node_bits(probe.id) != node_id:
-            self.note(f"{what}: node id {node_bits(probe.id)} after the promotion, {node_id} "
-                      f"before: only the registry floor bound applies")
-            return None
+            return self.check_promotion_elsewhere(node, probe, promo, what, node_id)
         old = self.ledger.span.get((node.name, prev_run, node_id))
         first = self.ledger.span[(node.name, probe.run, node_id)][0]
         if old and first <= old[1]:
@@ -372,14 +370,7 @@ class Prober:
                                    f"promoted standby did not resume above the registry's floor, "
                                    f"and IDs its primary issued past the WAL it replayed can "
                                    f"repeat")
-        killed = promo["killed_ms"]
-        before = self.ledger.max_ts.get((node.name, prev_run), killed) - killed
-        if promo.get("probe_lead_ms") is not None:
-            before = max(before, promo["probe_lead_ms"])
-        stepped = max([s - (killed - at) for s, at in promo["forward_steps"]] + [0])
-        clock = probe.wall_ms + node.clock_offset_s * 1000
-        lead = self.lead(node, probe)
-        since = clock - killed
+        killed, before, stepped, clock, lead, since = self.promotion_leads(node, probe, promo)
         held = max(0, before)
         reach = (config.MAX_CLOCK_DRIFT_MS + stepped
                  + max(config.LEASE_TTL_MS, held + config.LEASE_TTL_MS // 2,
@@ -401,6 +392,48 @@ class Prober:
                          f"bound, recorded at most lease_ttl past the clock of a renewal made "
                          f"before the kill (lease_ttl / 2 past a catch-up clock), or above the "
                          f"reservations it replayed, and catches up from there")
+        return lead
+
+    def promotion_leads(self, node, probe, promo):
+        """What a promotion's lead is measured with: the kill's time, the
+        primary's lead at the kill, what a clock set forward earlier still
+        adds, the node's clock after the probe, the probe's lead, and the
+        time since the kill (ms)."""
+        killed = promo["killed_ms"]
+        before = self.ledger.max_ts.get((node.name, promo["prev_run"]), killed) - killed
+        if promo.get("probe_lead_ms") is not None:
+            before = max(before, promo["probe_lead_ms"])
+        stepped = max([s - (killed - at) for s, at in promo["forward_steps"]] + [0])
+        clock = probe.wall_ms + node.clock_offset_s * 1000
+        return killed, before, stepped, clock, self.lead(node, probe), clock - killed
+
+    def check_promotion_elsewhere(self, node, probe, promo, what, node_id):
+        """(invariant 6) A promoted 'auto' standby that leased another id
+        than its primary's (whose lease was still live: it takes an id free
+        at its clock rather than the old lease's bound, up to lease_ttl
+        ahead) resumes at the reservations it replayed, as a crash restart
+        does at its own: at most max(0, A - (time since the kill) / 2) +
+        CRASH_LEAD_MARGIN_MS ahead of its clock, A = max(0, the primary's
+        lead at the kill) + max_clock_drift + the reservation window, plus
+        what a clock set forward earlier still adds. A standby that took
+        the old lease's bound instead would lead by about lease_ttl."""
+        _, before, stepped, clock, lead, since = self.promotion_leads(node, probe, promo)
+        reach = (max(0, before) + config.MAX_CLOCK_DRIFT_MS + config.RESERVATION_WINDOW_MS
+                 + stepped)
+        limit = catch_up_limit(reach, since)
+        self.note(f"{what}: node id {node_bits(probe.id)} after the promotion, {node_id} "
+                  f"before; first ID {lead:.0f} ms ahead of its clock, {since:.0f} ms after the "
+                  f"kill (lead at the kill {before:.0f} ms); allowed {limit:.0f} ms")
+        if lead > limit:
+            self.fail(6, f"{what}: on node id {node_bits(probe.id)}, not its primary's "
+                         f"{node_id}, the first ID after the promotion, {probe.id}, carries "
+                         f"{ts_ms(probe.id)}, {lead:.0f} ms ahead of the node's clock "
+                         f"({clock:.0f}), {since:.0f} ms after the kill; allowed: max(0, "
+                         f"{before:.0f} + max_clock_drift {config.MAX_CLOCK_DRIFT_MS} + "
+                         f"reservation window {config.RESERVATION_WINDOW_MS} + clock set "
+                         f"forward before {stepped:.0f} - {since:.0f} / 2) + margin "
+                         f"{config.CRASH_LEAD_MARGIN_MS} = {limit:.0f} ms: an id leased free at "
+                         f"the clock needs no lead beyond the reservations replayed")
         return lead
 
     def check_floor_lead(self, node, probe, reach_lead_ms, clock_ahead_ms, why, quiet=False):
