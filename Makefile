@@ -64,8 +64,11 @@ REGRESS = snowflake_functions snowflake_errors snowflake_toolkit snowflake_parti
 REGRESS_OPTS = --temp-instance=tmp_check --temp-config=$(srcdir)/tests/installcheck.conf
 
 CORE_SRCS = $(wildcard src/core/*.cpp)
+# The stores of leases: libpq and hiredis clients that include no PostgreSQL
+# server header (src/registry/registry_env.hpp), shared with bench/fleet.
+STORE_SRCS = $(wildcard src/registry/*.cpp)
 GLUE_SRCS = $(wildcard src/pg/*.cpp src/pg/registry/*.cpp)
-OBJS = $(CORE_SRCS:.cpp=.o) $(GLUE_SRCS:.cpp=.o)
+OBJS = $(CORE_SRCS:.cpp=.o) $(STORE_SRCS:.cpp=.o) $(GLUE_SRCS:.cpp=.o)
 
 PG_CONFIG ?= pg_config
 PG_INCLUDE_SERVER := $(shell $(PG_CONFIG) --includedir-server 2>/dev/null)
@@ -79,12 +82,12 @@ PG_CXXFLAGS = -std=c++20 -Wall -Wextra -Werror -fno-exceptions -fno-rtti -Isrc \
 # control file's default_version: one place to change it.
 EXTVERSION := $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" $(EXTENSION).control)
 PG_CXXFLAGS += -DSF_EXTENSION_VERSION='"$(EXTVERSION)"'
-# libpq for the registry worker (src/pg/registry/pg_registry.cpp), as contrib's
+# libpq for the registry worker's store (src/registry/pq_store.cpp), as contrib's
 # dblink and postgres_fdw use it.
 PG_CXXFLAGS += -isystem $(shell $(PG_CONFIG) --includedir 2>/dev/null)
 # PGXS compiles C++ with g++ but links with gcc.
 SHLIB_LINK += -lpq -lstdc++
-# hiredis for the Redis store of node ids (src/pg/registry/pg_registry_redis.cpp).
+# hiredis for the Redis store of node ids (src/registry/redis_store.cpp).
 SHLIB_LINK += -lhiredis
 
 # Debian builds PostgreSQL with LLVM, and PGXS would also compile every object
@@ -99,7 +102,7 @@ endif
 
 # PGXS knows nothing of our headers: rebuild every object when one changes,
 # or objects compiled against an old struct layout get linked with new ones.
-$(OBJS): $(wildcard src/core/*.hpp src/pg/*.hpp src/pg/registry/*.hpp)
+$(OBJS): $(wildcard src/core/*.hpp src/registry/*.hpp src/pg/*.hpp src/pg/registry/*.hpp)
 
 BUILD = build
 GTEST_BIN = $(BUILD)/unit_tests
@@ -184,7 +187,7 @@ bench-wait: deps
 	@bench/ms-wait
 
 format:
-	clang-format -i src/core/*.[ch]pp src/pg/*.[ch]pp src/pg/registry/*.[ch]pp tests/unit/*.cpp
+	clang-format -i src/core/*.[ch]pp src/registry/*.[ch]pp src/pg/*.[ch]pp src/pg/registry/*.[ch]pp tests/unit/*.cpp
 
 DIST_DIR = $(BUILD)
 
@@ -194,5 +197,5 @@ dist:
 # The C++ against .clang-format, and the shell scripts with shellcheck
 # (tools/check-shell finds them by their shebang).
 check-format:
-	clang-format --dry-run -Werror src/core/*.[ch]pp src/pg/*.[ch]pp src/pg/registry/*.[ch]pp tests/unit/*.cpp
+	clang-format --dry-run -Werror src/core/*.[ch]pp src/registry/*.[ch]pp src/pg/*.[ch]pp src/pg/registry/*.[ch]pp tests/unit/*.cpp
 	tools/check-shell

@@ -188,8 +188,8 @@ COMMENT ON VIEW snowflake_id.snowflake_status IS
 -- that locks the lease table, so the protocol is atomic in the registry; the
 -- server side only trusts what a call returned. Its tables and the view of
 -- the leases are in the schema snowflake_id (1.6): a server finds them as
--- the extension's members, wherever they are (src/pg/registry/
--- pg_registry_pq.cpp).
+-- the extension's members, wherever they are (src/registry/
+-- pq_store.cpp).
 --
 -- Fencing: a lease carries a fence, which grows whenever another run of a
 -- server takes the node id; renewals and releases must present it. A holder

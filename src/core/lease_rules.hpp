@@ -4,7 +4,7 @@
 // given what the store holds for the node ids a call involves (a
 // RegistryView, read in one atomic step) and the server's request, each
 // decides the records to write, or the refusal and its message. A store
-// (src/pg/registry/) only reads the view, calls the rule and writes the
+// (src/registry/) only reads the view, calls the rule and writes the
 // records back atomically, retrying if anything it read changed meanwhile.
 // Every message a registry gives is therefore built here, once.
 //

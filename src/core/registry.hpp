@@ -1,5 +1,5 @@
 // Node id leases from a registry, as a server sees them: one interface to
-// the store that keeps the leases (src/pg/registry/: a PostgreSQL database
+// the store that keeps the leases (src/registry/: a PostgreSQL database
 // or Redis), and what the server computes about its lease. The rules the
 // store applies are the core's (lease_rules.hpp), whatever the store.
 //

@@ -27,6 +27,7 @@
 #include "core/generator.hpp"
 #include "core/layout.hpp"
 #include "core/state_record.hpp"
+#include "registry/registry_env.hpp"
 
 extern "C" {
 #include "postgres.h"
@@ -257,7 +258,7 @@ void sf_register_registry_worker();
 // setting, and so the text, have no length limit.
 char *sf_describe_registry();
 // How long one connection attempt or query to the registry may take.
-inline constexpr int64_t kRegistryTimeoutMs = 5000;
+using snowflake::kRegistryTimeoutMs;
 // When a registry call started now must give up: after kRegistryTimeoutMs,
 // or at the lease's deadline if that comes first.
 int64_t sf_registry_call_until_ns();

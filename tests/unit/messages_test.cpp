@@ -126,7 +126,7 @@ TEST(Messages, RegistryDetailsFitWhole) {
 }
 
 // A store's failure: what failed, Redis's address, and a foreign text of
-// any length (pg_registry_redis.cpp unreachable, pg_registry_pq.cpp).
+// any length (redis_store.cpp unreachable, pq_store.cpp).
 TEST(Messages, StoreFailuresFitWhole) {
     char why[snowflake::kForeignTextMax + snowflake::kForeignCutMarkMax + 1];
     snowflake::quote_foreign(std::string(100000, 'w'), why, sizeof why);

@@ -1,6 +1,6 @@
 // The registry worker: leases this server's node id from the registry
 // (snowflake_id.registry: a PostgreSQL database with snowflake_id installed,
-// pg_registry_pq.cpp, or Redis, pg_registry_redis.cpp), renews it, and
+// src/registry/pq_store.cpp, or Redis, src/registry/redis_store.cpp), renews it, and
 // publishes it in shared memory (LeaseState).
 //
 // One background worker, started after recovery (a standby mints nothing;
@@ -708,11 +708,13 @@ extern "C" void sf_registry_worker_main(Datum) {
         snowflake::RedisTarget target;
         snowflake::Error err;
         if (snowflake::parse_redis_url(sf_registry, &target, &err)) {
-            RedisRegistryStore store(&target, &shutdown_requested);
+            WorkerRegistryEnv env(&shutdown_requested);
+            RedisRegistryStore store(&target, &env);
             run(store);
         }
     } else {
-        PgRegistryStore store(sf_registry, &shutdown_requested);
+        WorkerRegistryEnv env(&shutdown_requested);
+        PgRegistryStore store(sf_registry, &env);
         run(store);
     }
     proc_exit(0);

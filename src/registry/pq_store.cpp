@@ -19,9 +19,10 @@
 // look-alike left in the extension's schema, where 1.5 kept them).
 //
 // libpq is used as the WAL receiver and dblink use it inside a server
-// process: a non-blocking connection, waited on with WaitLatchOrSocket, so
-// that a shutdown request, SIGHUP and the postmaster's death are seen at
-// once and every network wait has a time limit. The statements go in
+// process: a non-blocking connection, waited on through the environment
+// (registry_env.hpp; the worker's waits in its latch, so that a shutdown
+// request, SIGHUP and the postmaster's death are seen at once), and every
+// network wait has a time limit. The statements go in
 // pipeline mode, with their parameters: the read is one round trip, the
 // write and its COMMIT another, so the lock is held for about one round
 // trip. Only the registry worker (pg_registry.cpp) uses it.
@@ -33,19 +34,14 @@
 #include <vector>
 
 #include "core/lease_rules.hpp"
-
-#include "pg_registry.hpp"
+#include "stores.hpp"
 
 extern "C" {
 #include "libpq-fe.h"
-#include "miscadmin.h"
-#include "pgstat.h"
-#include "storage/latch.h"
-#include "storage/procarray.h"
 }
 
-PgRegistryStore::PgRegistryStore(const char *conninfo, volatile sig_atomic_t *stop)
-    : conninfo_(conninfo), stop_(stop) {}
+PgRegistryStore::PgRegistryStore(const char *conninfo, snowflake::RegistryEnv *env)
+    : conninfo_(conninfo), env_(env) {}
 
 PgRegistryStore::~PgRegistryStore() {
     disconnect();
@@ -56,8 +52,8 @@ void PgRegistryStore::disconnect() {
         PQfinish(conn_);
         conn_ = nullptr;
     }
-    lease_table_[0] = '\0';
-    layout_table_[0] = '\0';
+    lease_table_.clear();
+    layout_table_.clear();
 }
 
 // A failure to reach the registry: said in *err, and the connection dropped
@@ -72,33 +68,33 @@ snowflake::StoreOutcome PgRegistryStore::unreachable(const char *what, snowflake
         // A wait that ran out: libpq has nothing to say about it.
         snowflake::fail(err, snowflake::ErrorCode::registry,
                         "%s: no answer within %lld ms, or by the lease's deadline", what,
-                        static_cast<long long>(kRegistryTimeoutMs));
+                        static_cast<long long>(snowflake::kRegistryTimeoutMs));
         disconnect();
         return snowflake::StoreOutcome::unreachable;
     }
     char text[snowflake::kForeignTextMax + snowflake::kForeignCutMarkMax + 1];
-    sf_registry_quote(message, len, text, sizeof text);
+    snowflake::registry_quote(env_, message, len, text, sizeof text);
     snowflake::fail(err, snowflake::ErrorCode::registry, "%s: %s", what, text);
     disconnect();
     return snowflake::StoreOutcome::unreachable;
 }
 
-void sf_registry_quote(const char *text, size_t len, char *out, size_t size) {
-    if (!snowflake::quote_foreign(std::string_view(text, len), out, size)) {
-        ereport(LOG, (errmsg("snowflake_id: the whole text from the registry: %.*s",
-                             static_cast<int>(len), text)));
+void snowflake::registry_quote(RegistryEnv *env, const char *text, size_t len, char *out,
+                               size_t size) {
+    if (!quote_foreign(std::string_view(text, len), out, size)) {
+        env->log_whole_text(text, len);
     }
 }
 
-bool PgRegistryStore::wait_socket(int events, int64_t until_mono_ns) {
-    return sf_registry_wait_socket(PQsocket(conn_), events, until_mono_ns, stop_);
+bool PgRegistryStore::wait_socket(snowflake::SocketWait wait, int64_t until_mono_ns) {
+    return env_->wait_socket(PQsocket(conn_), wait, until_mono_ns);
 }
 
 snowflake::StoreOutcome PgRegistryStore::connect(snowflake::Error *err) {
     if (conn_ != nullptr) {
         return snowflake::StoreOutcome::ok;
     }
-    const int64_t until = sf_registry_call_until_ns();
+    const int64_t until = env_->call_until_ns();
     conn_ = PQconnectStart(conninfo_);
     if (conn_ == nullptr || PQstatus(conn_) == CONNECTION_BAD) {
         return unreachable("could not connect", err);
@@ -108,8 +104,10 @@ snowflake::StoreOutcome PgRegistryStore::connect(snowflake::Error *err) {
         if (poll == PGRES_POLLING_FAILED) {
             return unreachable("could not connect", err);
         }
-        const int events = poll == PGRES_POLLING_READING ? WL_SOCKET_READABLE : WL_SOCKET_WRITEABLE;
-        if (!wait_socket(events, until)) {
+        const snowflake::SocketWait wait = poll == PGRES_POLLING_READING
+                                               ? snowflake::SocketWait::readable
+                                               : snowflake::SocketWait::writable;
+        if (!wait_socket(wait, until)) {
             return unreachable("timed out connecting", err);
         }
         poll = PQconnectPoll(conn_);
@@ -121,14 +119,15 @@ snowflake::StoreOutcome PgRegistryStore::connect(snowflake::Error *err) {
     // serving us is one of this server's backends. Held between calls, it
     // would keep a smart shutdown waiting for it forever, as for any client
     // session; so it is closed after every call (call()).
-    own_server_ = BackendPidGetProc(PQbackendPID(conn_)) != nullptr;
+    own_server_ = env_->is_own_backend(PQbackendPID(conn_));
     return snowflake::StoreOutcome::ok;
 }
 
 bool PgRegistryStore::next_result(int64_t until_mono_ns, PGresult **result) {
     *result = nullptr;
     while (PQisBusy(conn_)) {
-        if (!wait_socket(WL_SOCKET_READABLE, until_mono_ns) || !PQconsumeInput(conn_)) {
+        if (!wait_socket(snowflake::SocketWait::readable, until_mono_ns) ||
+            !PQconsumeInput(conn_)) {
             return false;
         }
     }
@@ -157,7 +156,7 @@ snowflake::StoreOutcome PgRegistryStore::exchange(int count, const Statement *st
         if (flushed == 0) {
             break;
         }
-        if (flushed < 0 || !wait_socket(WL_SOCKET_WRITEABLE, until_mono_ns)) {
+        if (flushed < 0 || !wait_socket(snowflake::SocketWait::writable, until_mono_ns)) {
             return unreachable("could not send a query", err);
         }
     }
@@ -210,9 +209,9 @@ snowflake::StoreOutcome PgRegistryStore::exchange(int count, const Statement *st
     // where cut, and logged.
     snowflake::fail(err, snowflake::ErrorCode::registry, "%s", "");
     const char *message = primary != nullptr ? primary : PQresultErrorMessage(failed);
-    sf_registry_quote(message, strlen(message), err->message, sizeof err->message);
+    snowflake::registry_quote(env_, message, strlen(message), err->message, sizeof err->message);
     if (detail != nullptr) {
-        sf_registry_quote(detail, strlen(detail), err->detail, sizeof err->detail);
+        snowflake::registry_quote(env_, detail, strlen(detail), err->detail, sizeof err->detail);
     }
     // A class 08 (connection) or 57 (operator intervention: the registry
     // shutting down) error is the network's, not the registry's answer; so
@@ -269,16 +268,11 @@ snowflake::StoreOutcome PgRegistryStore::find_tables(int64_t until_mono_ns, snow
             continue;
         }
         const bool lease = strcmp(PQgetvalue(rows, row, 1), "snowflake_registry_lease") == 0;
-        char *target = lease ? lease_table_ : layout_table_;
-        const size_t size = lease ? sizeof lease_table_ : sizeof layout_table_;
-        const size_t len = static_cast<size_t>(PQgetlength(rows, row, 2));
-        if (len < size) {  // always: two quoted names of NAMEDATALEN
-            memcpy(target, PQgetvalue(rows, row, 2), len + 1);
-        }
+        (lease ? lease_table_ : layout_table_) = PQgetvalue(rows, row, 2);
     }
-    const char *missing = lease_table_[0] == '\0'    ? "snowflake_registry_lease"
-                          : layout_table_[0] == '\0' ? "snowflake_registry_layout"
-                                                     : nullptr;
+    const char *missing = lease_table_.empty()    ? "snowflake_registry_lease"
+                          : layout_table_.empty() ? "snowflake_registry_layout"
+                                                  : nullptr;
     if (missing != nullptr) {
         // Before 1.3, the extension had no registry.
         snowflake::fail(err, snowflake::ErrorCode::registry,
@@ -424,7 +418,7 @@ snowflake::StoreOutcome PgRegistryStore::read_view(int64_t node, int64_t until_m
     // after the call gave up would hold a connection slot until the lock is
     // let go, and every retry would queue one more.
     const int64_t left_ms =
-        std::max<int64_t>(1, (until_mono_ns - sf_monotonic_ns()) / snowflake::kNsPerMs);
+        std::max<int64_t>(1, (until_mono_ns - env_->monotonic_ns()) / snowflake::kNsPerMs);
     const std::string lock_timeout = "SET LOCAL lock_timeout = " + std::to_string(left_ms);
     // The clock is read after the lock: every call before this one has
     // committed by then.
@@ -561,7 +555,7 @@ snowflake::StoreOutcome PgRegistryStore::write_and_commit(const snowflake::Regis
 template <typename Decide>
 snowflake::StoreOutcome PgRegistryStore::call(int64_t node, Decide decide, snowflake::Error *err) {
     snowflake::StoreOutcome outcome = connect(err);
-    const int64_t until = sf_registry_call_until_ns();
+    const int64_t until = env_->call_until_ns();
     snowflake::RegistryView view;
     // The registry's update to 1.6 moves the tables while this server may
     // hold their names: its LOCK TABLE waits for the update, and once the
@@ -571,7 +565,7 @@ snowflake::StoreOutcome PgRegistryStore::call(int64_t node, Decide decide, snowf
     // (whose waits still end by the lease's deadline). Nothing was written:
     // the read takes the lock first.
     for (int attempt = 0; attempt < 2; ++attempt) {
-        if (outcome == snowflake::StoreOutcome::ok && lease_table_[0] == '\0') {
+        if (outcome == snowflake::StoreOutcome::ok && lease_table_.empty()) {
             outcome = find_tables(until, err);
         }
         if (outcome == snowflake::StoreOutcome::ok) {

@@ -31,9 +31,8 @@
 // itself for one lease_ttl plus max_clock_drift (LossGuard in
 // lease_rules.hpp; docs/many-servers.md, "Redis").
 //
-// hiredis is used as pg_registry_pq.cpp uses libpq: a non-blocking socket,
-// every wait in WaitLatchOrSocket with a time limit, so that a shutdown
-// request, SIGHUP and the postmaster's death are seen at once. (A host name
+// hiredis is used as pq_store.cpp uses libpq: a non-blocking socket, every
+// wait through the environment (registry_env.hpp) with a time limit. (A host name
 // is resolved with a blocking getaddrinfo, as libpq does: use an address or
 // a unix socket where DNS may hang.) The commands of a step are pipelined:
 // renew and release take two round trips, acquire and switch three. Only
@@ -48,12 +47,10 @@
 #include <vector>
 
 #include "core/lease_rules.hpp"
-#include "pg_registry.hpp"
+#include "stores.hpp"
 
 extern "C" {
 #include <hiredis/hiredis.h>
-
-#include "storage/latch.h"
 }
 
 namespace {
@@ -144,7 +141,7 @@ class HashReply {
 // field that is missing or not a number.
 class FieldReader {
   public:
-    explicit FieldReader(const HashReply &hash) : hash_(hash) {}
+    FieldReader(const HashReply &hash, snowflake::RegistryEnv *env) : hash_(hash), env_(env) {}
     void number(const char *field, int64_t *out) {
         const char *v = hash_.get(field);
         if (v == nullptr || !parse_int(v, out)) {
@@ -177,7 +174,7 @@ class FieldReader {
             return std::string("field ") + bad_field_ + " is missing";
         }
         char quoted[snowflake::kForeignTextMax + snowflake::kForeignCutMarkMax + 1];
-        sf_registry_quote(bad_value_, strlen(bad_value_), quoted, sizeof quoted);
+        snowflake::registry_quote(env_, bad_value_, strlen(bad_value_), quoted, sizeof quoted);
         return std::string("field ") + bad_field_ + " is '" + quoted + "'";
     }
 
@@ -189,13 +186,14 @@ class FieldReader {
         }
     }
     const HashReply &hash_;
+    snowflake::RegistryEnv *env_;
     const char *bad_field_ = nullptr;
     const char *bad_value_ = nullptr;
 };
 
-bool read_lease(const HashReply &hash, int64_t node, snowflake::LeaseRecord *l,
-                std::string *fault) {
-    FieldReader f(hash);
+bool read_lease(const HashReply &hash, int64_t node, snowflake::LeaseRecord *l, std::string *fault,
+                snowflake::RegistryEnv *env) {
+    FieldReader f(hash, env);
     l->node = node;
     f.number("fence", &l->fence);
     f.unsigned_number("holder_system_id", &l->holder_system_id);
@@ -216,8 +214,9 @@ bool read_lease(const HashReply &hash, int64_t node, snowflake::LeaseRecord *l,
     return f.ok();
 }
 
-bool read_layout(const HashReply &hash, snowflake::LayoutRecord *c, std::string *fault) {
-    FieldReader f(hash);
+bool read_layout(const HashReply &hash, snowflake::LayoutRecord *c, std::string *fault,
+                 snowflake::RegistryEnv *env) {
+    FieldReader f(hash, env);
     f.number("datacenter_bits", &c->datacenter_bits);
     f.number("worker_bits", &c->worker_bits);
     f.number("sequence_bits", &c->sequence_bits);
@@ -235,8 +234,9 @@ bool read_layout(const HashReply &hash, snowflake::LayoutRecord *c, std::string 
 
 // P:meta: the guard is there once quarantine_until_ms is (the documented
 // way to mark a new Redis sets that field alone; the others read as 0).
-bool read_guard(const HashReply &hash, snowflake::LossGuard *g, std::string *fault) {
-    FieldReader f(hash);
+bool read_guard(const HashReply &hash, snowflake::LossGuard *g, std::string *fault,
+                snowflake::RegistryEnv *env) {
+    FieldReader f(hash, env);
     f.number("quarantine_until_ms", &g->quarantine_until_ms);
     if (hash.get("created_at_ms") != nullptr) {
         f.number("created_at_ms", &g->created_at_ms);
@@ -287,8 +287,8 @@ class RedisReplies {
 };
 
 RedisRegistryStore::RedisRegistryStore(const snowflake::RedisTarget *target,
-                                       volatile sig_atomic_t *stop)
-    : target_(target), stop_(stop) {
+                                       snowflake::RegistryEnv *env)
+    : target_(target), env_(env) {
     const char *hook = getenv(kPauseHookEnv);
     if (hook != nullptr && hook[0] != '\0') {
         pause_hook_ = hook;
@@ -334,7 +334,7 @@ snowflake::StoreOutcome RedisRegistryStore::error_reply(const redisReply *r, con
                                                         snowflake::Error *err) {
     char why[snowflake::kForeignTextMax + snowflake::kForeignCutMarkMax + 1];
     if (r->type == REDIS_REPLY_ERROR) {
-        sf_registry_quote(r->str, r->len, why, sizeof why);
+        snowflake::registry_quote(env_, r->str, r->len, why, sizeof why);
     } else {
         snprintf(why, sizeof why, "an unexpected answer");
     }
@@ -348,8 +348,8 @@ snowflake::StoreOutcome RedisRegistryStore::not_a_registry(const std::string &ke
     return unreachable("Redis holds something else than the registry", why.c_str(), err);
 }
 
-bool RedisRegistryStore::wait_socket(int events, int64_t until_mono_ns) {
-    return sf_registry_wait_socket(ctx_->fd, events, until_mono_ns, stop_);
+bool RedisRegistryStore::wait_socket(snowflake::SocketWait wait, int64_t until_mono_ns) {
+    return env_->wait_socket(ctx_->fd, wait, until_mono_ns);
 }
 
 snowflake::StoreOutcome RedisRegistryStore::pipeline(const std::vector<Command> &commands,
@@ -372,7 +372,7 @@ snowflake::StoreOutcome RedisRegistryStore::pipeline(const std::vector<Command> 
         if (redisBufferWrite(ctx_, &done) != REDIS_OK) {
             return unreachable("could not send a command", ctx_->errstr, err);
         }
-        if (!done && !wait_socket(WL_SOCKET_WRITEABLE, until_ns_)) {
+        if (!done && !wait_socket(snowflake::SocketWait::writable, until_ns_)) {
             return unreachable("could not send a command", "timed out", err);
         }
     }
@@ -385,7 +385,7 @@ snowflake::StoreOutcome RedisRegistryStore::pipeline(const std::vector<Command> 
             replies->add(static_cast<redisReply *>(r));
             continue;
         }
-        if (!wait_socket(WL_SOCKET_READABLE, until_ns_)) {
+        if (!wait_socket(snowflake::SocketWait::readable, until_ns_)) {
             return unreachable("no answer to a command", "timed out", err);
         }
         if (redisBufferRead(ctx_) != REDIS_OK) {
@@ -412,7 +412,7 @@ snowflake::StoreOutcome RedisRegistryStore::connect(snowflake::Error *err) {
     if (ctx_->err != 0) {
         return unreachable("could not connect", ctx_->errstr, err);
     }
-    if (!wait_socket(WL_SOCKET_WRITEABLE, until_ns_)) {
+    if (!wait_socket(snowflake::SocketWait::writable, until_ns_)) {
         return unreachable("could not connect", "timed out", err);
     }
     int so_error = 0;
@@ -464,7 +464,8 @@ snowflake::StoreOutcome RedisRegistryStore::connect(snowflake::Error *err) {
         strcmp(policy->element[1]->str, "noeviction") != 0) {
         // Redis's policies have short names; the text is Redis's all the same.
         char name[128];
-        sf_registry_quote(policy->element[1]->str, policy->element[1]->len, name, sizeof name);
+        snowflake::registry_quote(env_, policy->element[1]->str, policy->element[1]->len, name,
+                                  sizeof name);
         constexpr char kFormat[] =
             "maxmemory-policy is %s; the registry needs noeviction, or Redis may evict a "
             "live lease";
@@ -533,7 +534,7 @@ snowflake::StoreOutcome RedisRegistryStore::read_view(int64_t node, Step *step,
         const HashReply meta(r[1]);
         if (!meta.empty()) {
             snowflake::LossGuard guard;
-            if (!read_guard(meta, &guard, &fault)) {
+            if (!read_guard(meta, &guard, &fault, env_)) {
                 return not_a_registry(key("meta"), fault, err);
             }
             step->view.guard = guard;
@@ -541,7 +542,7 @@ snowflake::StoreOutcome RedisRegistryStore::read_view(int64_t node, Step *step,
         const HashReply layout(r[2]);
         if (!layout.empty()) {
             snowflake::LayoutRecord c;
-            if (!read_layout(layout, &c, &fault)) {
+            if (!read_layout(layout, &c, &fault, env_)) {
                 return not_a_registry(key("layout"), fault, err);
             }
             step->view.layout = c;
@@ -606,7 +607,7 @@ snowflake::StoreOutcome RedisRegistryStore::read_view(int64_t node, Step *step,
         }
         snowflake::LeaseRecord l;
         std::string fault;
-        if (!read_lease(HashReply(h), nodes[i], &l, &fault)) {
+        if (!read_lease(HashReply(h), nodes[i], &l, &fault, env_)) {
             return not_a_registry(k, fault, err);
         }
         step->view.leases.push_back(std::move(l));
@@ -737,9 +738,9 @@ snowflake::StoreOutcome RedisRegistryStore::pause_for_test(RedisReplies *r, snow
     // The test takes its time (other processes, a loaded machine): the wait
     // for it is not the call's, whose limit starts again afterwards, so that
     // the step meets its EXEC as it would have without the pause.
-    until_ns_ = sf_monotonic_ns() + 120 * snowflake::kNsPerS;
+    until_ns_ = env_->monotonic_ns() + 120 * snowflake::kNsPerS;
     outcome = command({"BLPOP", pause_hook_ + ":resume", "0"}, r, err);
-    until_ns_ = sf_registry_call_until_ns();
+    until_ns_ = env_->call_until_ns();
     return outcome;
 }
 
@@ -748,10 +749,10 @@ snowflake::StoreOutcome RedisRegistryStore::pause_for_test(RedisReplies *r, snow
 template <typename Decide>
 snowflake::StoreOutcome RedisRegistryStore::step(int64_t node, Decide decide,
                                                  snowflake::Error *err) {
-    until_ns_ = sf_registry_call_until_ns();
+    until_ns_ = env_->call_until_ns();
     Step s;
     for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
-        if (*stop_) {
+        if (env_->stopping()) {
             return unreachable("the registry call was cut short", "the server is stopping", err);
         }
         snowflake::StoreOutcome outcome = connect(err);

@@ -1,0 +1,160 @@
+// The stores of node id leases, behind the core's RegistryStore interface:
+// a PostgreSQL database (pq_store.cpp) or Redis (redis_store.cpp). Each
+// reads what the core's rules need (src/core/lease_rules.hpp), lets them
+// decide, and writes back what they decided as one atomic step. They are
+// libpq and hiredis clients that include no PostgreSQL server header: what
+// they need of the process they run in comes through a RegistryEnv
+// (registry_env.hpp), the registry worker's (src/pg/registry/) or the fleet
+// simulator's (bench/fleet/).
+#pragma once
+#include "core/pure_cpp.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/lease_rules.hpp"
+#include "core/redis_url.hpp"
+#include "core/registry.hpp"
+#include "registry_env.hpp"
+
+extern "C" {
+typedef struct pg_conn PGconn;
+typedef struct pg_result PGresult;
+typedef struct redisContext redisContext;
+typedef struct redisReply redisReply;
+}
+
+class PgRegistryStore final : public snowflake::RegistryStore {
+  public:
+    // conninfo: a libpq connection string.
+    PgRegistryStore(const char *conninfo, snowflake::RegistryEnv *env);
+    ~PgRegistryStore() override;
+    PgRegistryStore(const PgRegistryStore &) = delete;
+    PgRegistryStore &operator=(const PgRegistryStore &) = delete;
+
+    snowflake::StoreOutcome acquire(const snowflake::LeaseRequest &request,
+                                    snowflake::LeaseGrant *grant, snowflake::Error *err) override;
+    snowflake::StoreOutcome renew(const snowflake::RenewRequest &request, int64_t *expires_unix_ms,
+                                  snowflake::Error *err) override;
+    snowflake::StoreOutcome release(int64_t node, int64_t fence, int64_t instance,
+                                    int64_t bound_unix_ms, snowflake::Error *err) override;
+    snowflake::StoreOutcome switch_node(const snowflake::SwitchRequest &request,
+                                        snowflake::LeaseGrant *grant, int64_t *expires_unix_ms,
+                                        snowflake::Error *err) override;
+
+  private:
+    // A statement of a pipeline, with its parameters as text.
+    struct Statement {
+        const char *sql;
+        int nparams;
+        const char *const *params;
+    };
+
+    snowflake::StoreOutcome connect(snowflake::Error *err);
+    void disconnect();
+    // One registry call on the open (or a new) connection: read_view(),
+    // then decide(view, &writes, err), then write_and_commit(). node: the
+    // lease to read, or -1 for all.
+    template <typename Decide>
+    snowflake::StoreOutcome call(int64_t node, Decide decide, snowflake::Error *err);
+    // BEGIN, the lock, the registry's clock, the layout and the leases.
+    snowflake::StoreOutcome read_view(int64_t node, int64_t until_mono_ns,
+                                      snowflake::RegistryView *view, snowflake::Error *err);
+    // The records the rule decided, then COMMIT.
+    snowflake::StoreOutcome write_and_commit(const snowflake::RegistryWrites &writes,
+                                             int64_t until_mono_ns, snowflake::Error *err);
+    // Sends count statements as one pipeline and waits for their results
+    // (results[i]: the caller clears them). The first error fails the
+    // whole, drops the connection (and with it any transaction open) and
+    // says why in *err: unreachable for a class 08 or 57 SQLSTATE, refused
+    // otherwise.
+    snowflake::StoreOutcome exchange(int count, const Statement *statements, PGresult **results,
+                                     int64_t until_mono_ns, snowflake::Error *err);
+    // The next result, waiting for it; false when the time limit passed,
+    // *stop is set or the connection broke.
+    bool next_result(int64_t until_mono_ns, PGresult **result);
+    // The registry's tables, as members of the extension (the header of
+    // pg_registry_pq.cpp says why); refused when the extension or a table
+    // is missing.
+    snowflake::StoreOutcome find_tables(int64_t until_mono_ns, snowflake::Error *err);
+    snowflake::StoreOutcome unreachable(const char *what, snowflake::Error *err);
+    // Waits for the socket; false when the time limit passed or the server
+    // is stopping.
+    bool wait_socket(snowflake::SocketWait wait, int64_t until_mono_ns);
+
+    const char *conninfo_;
+    snowflake::RegistryEnv *env_;
+    PGconn *conn_ = nullptr;
+    bool own_server_ = false;  // the registry is this server itself
+    // The registry's tables, schema-qualified and quoted ("schema".name);
+    // empty until looked up on the current connection.
+    std::string lease_table_;
+    std::string layout_table_;
+    // The last exchange failed for a table that does not exist (42P01).
+    bool table_missing_ = false;
+};
+
+class RedisReplies;  // pg_registry_redis.cpp
+
+class RedisRegistryStore final : public snowflake::RegistryStore {
+  public:
+    // target: the parsed URL (it must outlive the store).
+    RedisRegistryStore(const snowflake::RedisTarget *target, snowflake::RegistryEnv *env);
+    ~RedisRegistryStore() override;
+    RedisRegistryStore(const RedisRegistryStore &) = delete;
+    RedisRegistryStore &operator=(const RedisRegistryStore &) = delete;
+
+    snowflake::StoreOutcome acquire(const snowflake::LeaseRequest &request,
+                                    snowflake::LeaseGrant *grant, snowflake::Error *err) override;
+    snowflake::StoreOutcome renew(const snowflake::RenewRequest &request, int64_t *expires_unix_ms,
+                                  snowflake::Error *err) override;
+    snowflake::StoreOutcome release(int64_t node, int64_t fence, int64_t instance,
+                                    int64_t bound_unix_ms, snowflake::Error *err) override;
+    snowflake::StoreOutcome switch_node(const snowflake::SwitchRequest &request,
+                                        snowflake::LeaseGrant *grant, int64_t *expires_unix_ms,
+                                        snowflake::Error *err) override;
+
+  private:
+    using Command = std::vector<std::string>;
+    // What one attempt of a call read (and watched).
+    struct Step {
+        snowflake::RegistryView view;
+        std::vector<std::string> stale_members;  // of P:leases, whose hash is gone
+    };
+
+    template <typename Decide>
+    snowflake::StoreOutcome step(int64_t node, Decide decide, snowflake::Error *err);
+    // node >= 0: that lease only (renew, release); -1: everything (acquire,
+    // switch).
+    snowflake::StoreOutcome read_view(int64_t node, Step *step, snowflake::Error *err);
+    snowflake::StoreOutcome write(const Step &step, const snowflake::RegistryWrites &writes,
+                                  bool *committed, snowflake::Error *err);
+    snowflake::StoreOutcome pause_for_test(RedisReplies *r, snowflake::Error *err);
+    snowflake::StoreOutcome connect(snowflake::Error *err);
+    void disconnect();
+    // Sends the commands at once and reads their replies.
+    snowflake::StoreOutcome pipeline(const std::vector<Command> &commands, RedisReplies *replies,
+                                     snowflake::Error *err);
+    snowflake::StoreOutcome command(const Command &command, RedisReplies *replies,
+                                    snowflake::Error *err);
+    snowflake::StoreOutcome check_errors(const RedisReplies &replies, const char *what,
+                                         snowflake::Error *err);
+    snowflake::StoreOutcome read_hash(const redisReply *r, const std::string &key,
+                                      snowflake::Error *err);
+    // An error reply as unreachable: what, and Redis's words.
+    snowflake::StoreOutcome error_reply(const redisReply *r, const char *what,
+                                        snowflake::Error *err);
+    snowflake::StoreOutcome not_a_registry(const std::string &key, const std::string &fault,
+                                           snowflake::Error *err);
+    snowflake::StoreOutcome unreachable(const char *what, const char *why, snowflake::Error *err);
+    bool wait_socket(snowflake::SocketWait wait, int64_t until_mono_ns);
+    std::string key(const char *name) const;
+    std::string lease_key(int64_t node) const;
+
+    const snowflake::RedisTarget *target_;
+    snowflake::RegistryEnv *env_;
+    redisContext *ctx_ = nullptr;
+    int64_t until_ns_ = 0;    // the current call's time limit
+    std::string pause_hook_;  // tests only: see pg_registry_redis.cpp
+};
