@@ -117,20 +117,108 @@ const LeaseRecord *find(const RegistryView &view, int64_t node) {
     return nullptr;
 }
 
-// The lowest node id below `nodes` that was never leased, skipping
-// `except`, or -1.
-int64_t never_leased(const RegistryView &view, int64_t nodes, int64_t except) {
-    std::vector<int64_t> held;
-    held.reserve(view.leases.size());
+// A never-leased id below `nodes`, skipping `except`, or -1: the lowest
+// one, or with a spread (LeaseRequest::spread) a pseudo-random one. An id
+// with a record was leased before (with_dropped_records() gives one to an
+// id with only a high-water mark); so was one below never_leased_from.
+int64_t never_leased(const RegistryView &view, int64_t nodes, int64_t except, uint64_t spread = 0) {
+    std::vector<int64_t> known;
+    known.reserve(view.leases.size() + 1);
     for (const LeaseRecord &lease : view.leases) {
-        held.push_back(lease.node);
+        known.push_back(lease.node);
     }
-    std::sort(held.begin(), held.end());
-    int64_t n = std::max<int64_t>(0, view.never_leased_from);
-    while (n < nodes && (n == except || std::binary_search(held.begin(), held.end(), n))) {
-        ++n;
+    known.push_back(except);
+    std::sort(known.begin(), known.end());
+    known.erase(std::unique(known.begin(), known.end()), known.end());
+    const int64_t from = std::max<int64_t>(0, view.never_leased_from);
+    int64_t count = nodes - from;
+    for (int64_t n : known) {
+        count -= n >= from && n < nodes ? 1 : 0;
     }
-    return n < nodes ? n : -1;
+    if (count <= 0) {
+        return -1;
+    }
+    // The k-th id of [from, nodes) that is not known, walking the gaps.
+    int64_t k = spread == 0 ? 0 : static_cast<int64_t>(spread % static_cast<uint64_t>(count));
+    int64_t n = from;
+    for (int64_t skip : known) {
+        if (skip < n) {
+            continue;
+        }
+        if (k < skip - n) {
+            break;
+        }
+        k -= skip - n;
+        n = skip + 1;
+    }
+    return n + k < nodes ? n + k : -1;
+}
+
+// The view with a record for every id whose record is gone but whose
+// high-water mark is kept (HighWater): a lease that ended long ago, at the
+// mark's fence, whose holders left its floor.
+RegistryView with_dropped_records(const RegistryView &stored) {
+    RegistryView view = stored;
+    if (stored.high.empty()) {
+        return view;
+    }
+    std::vector<int64_t> recorded;
+    recorded.reserve(stored.leases.size());
+    for (const LeaseRecord &lease : stored.leases) {
+        recorded.push_back(lease.node);
+    }
+    std::sort(recorded.begin(), recorded.end());
+    for (const HighWater &mark : stored.high) {
+        if (std::binary_search(recorded.begin(), recorded.end(), mark.node)) {
+            continue;
+        }
+        LeaseRecord dropped;
+        dropped.node = mark.node;
+        dropped.fence = mark.fence;
+        dropped.reserved_until_ms = mark.floor_ms;
+        dropped.holder_max_clock_drift_ms = 0;  // in the mark's floor already
+        view.leases.push_back(dropped);
+    }
+    return view;
+}
+
+const HighWater *high_water_of(const RegistryView &view, int64_t node) {
+    for (const HighWater &mark : view.high) {
+        if (mark.node == node) {
+            return &mark;
+        }
+    }
+    return nullptr;
+}
+
+// Where the store keeps high-water marks: those of every lease written,
+// in the same atomic step as the records; a release's floor is its exact
+// give-back. An acquire, which reads every record, also restores the mark
+// of each record whose mark was lost or lags behind it, so that the record
+// can be lost in its turn.
+void mark_high_water(const RegistryView &stored, RegistryWrites *writes, bool give_back = false) {
+    if (!stored.keeps_high_water) {
+        return;
+    }
+    for (const LeaseRecord &lease : writes->leases) {
+        writes->high.push_back(HighWater{lease.node, lease.fence, floor_after(lease), give_back});
+    }
+}
+
+void restore_high_water(const RegistryView &stored, RegistryWrites *writes) {
+    if (!stored.keeps_high_water) {
+        return;
+    }
+    for (const LeaseRecord &lease : stored.leases) {
+        const bool written =
+            std::any_of(writes->leases.begin(), writes->leases.end(),
+                        [&](const LeaseRecord &w) { return w.node == lease.node; });
+        const HighWater *mark = high_water_of(stored, lease.node);
+        if (!written &&
+            (mark == nullptr || mark->fence < lease.fence || mark->floor_ms < floor_after(lease))) {
+            writes->high.push_back(HighWater{lease.node, lease.fence, floor_after(lease), false});
+        }
+    }
 }
 
 // The records whose lease ended, the one that ended longest ago first (ties
@@ -299,8 +387,11 @@ void grant_node(int64_t node, const LeaseRecord *old, const LeaseRequest &reques
     // A new fence for every grant, this very run asking again included: a
     // give-back the registry runs late (its sender timed out) names the
     // fence of the lease it gave back, and must not end one granted since.
-    const int64_t fence = old != nullptr ? old->fence + 1 : 1;
-    const int64_t floor = std::max(old != nullptr ? floor_after(*old) : 0, guard_floor(view));
+    const HighWater *mark = high_water_of(view, node);
+    const int64_t fence =
+        std::max(old != nullptr ? old->fence : 0, mark != nullptr ? mark->fence : 0) + 1;
+    const int64_t floor = std::max({old != nullptr ? floor_after(*old) : 0,
+                                    mark != nullptr ? mark->floor_ms : 0, guard_floor(view)});
     writes->leases.push_back(granted(node, fence, request, view.now_ms, std::max(floor, bound_ms)));
     if (old == nullptr && view.can_lose_data && view.never_leased_from == node) {
         writes->never_leased_from = node + 1;
@@ -380,10 +471,11 @@ std::string registry_time_text(int64_t unix_ms) {
     return buf;
 }
 
-RuleOutcome decide_acquire(const LeaseRequest &request, const RegistryView &view,
+RuleOutcome decide_acquire(const LeaseRequest &request, const RegistryView &stored,
                            RegistryWrites *writes, LeaseGrant *grant, int64_t *expires_unix_ms,
                            Error *err) {
     *writes = RegistryWrites{};
+    const RegistryView view = with_dropped_records(stored);
     const LayoutWidths &w = request.widths;
     if (ttl_out_of_range(request.ttl_ms, err)) {
         return RuleOutcome::refused;
@@ -446,21 +538,24 @@ RuleOutcome decide_acquire(const LeaseRequest &request, const RegistryView &view
             }
         }
         if (target < 0) {
-            target = never_leased(view, nodes, -1);
+            target = never_leased(view, nodes, -1, request.spread);
         }
         if (target < 0) {
             // Recycling: the id whose lease ended longest ago, the safe
             // choice when clocks may have been set back; first among those
             // whose recorded bound is below this server's clock, which it
-            // can use without running ahead of its clock.
+            // can use without running ahead of its clock (with a spread,
+            // any of those).
             const std::vector<const LeaseRecord *> ended = ended_leases(view, nodes);
+            std::vector<const LeaseRecord *> below_clock;
             for (const LeaseRecord *lease : ended) {
                 if (floor_after(*lease) < request.clock_unix_ms) {
-                    target = lease->node;
-                    break;
+                    below_clock.push_back(lease);
                 }
             }
-            if (target < 0 && !ended.empty()) {
+            if (!below_clock.empty()) {
+                target = below_clock[request.spread % below_clock.size()]->node;
+            } else if (!ended.empty()) {
                 target = ended.front()->node;
             }
         }
@@ -528,6 +623,8 @@ RuleOutcome decide_acquire(const LeaseRequest &request, const RegistryView &view
         }
     }
     grant_node(target, lease, request, view, 0, writes, grant, expires_unix_ms);
+    mark_high_water(stored, writes);
+    restore_high_water(stored, writes);
     return RuleOutcome::ok;
 }
 
@@ -569,6 +666,7 @@ RuleOutcome decide_renew(const RenewRequest &request, const RegistryView &view,
     renewed.reserved_until_ms = std::max(lease->reserved_until_ms, request.bound_unix_ms);
     writes->leases.push_back(renewed);
     *expires_unix_ms = renewed.expires_at_ms;
+    mark_high_water(view, writes);
     return RuleOutcome::ok;
 }
 
@@ -591,12 +689,14 @@ void decide_release(const ReleaseRequest &request, const RegistryView &view, Reg
     given.released_at_ms = view.now_ms;
     given.reserved_until_ms = request.bound_unix_ms;
     writes->leases.push_back(given);
+    mark_high_water(view, writes, true);
 }
 
-RuleOutcome decide_switch(const SwitchRequest &request, const RegistryView &view,
+RuleOutcome decide_switch(const SwitchRequest &request, const RegistryView &stored,
                           RegistryWrites *writes, LeaseGrant *grant, int64_t *expires_unix_ms,
                           Error *err) {
     *writes = RegistryWrites{};
+    const RegistryView view = with_dropped_records(stored);
     const LeaseRequest &lease_request = request.lease;
     if (ttl_out_of_range(lease_request.ttl_ms, err)) {
         return RuleOutcome::refused;
@@ -662,6 +762,7 @@ RuleOutcome decide_switch(const SwitchRequest &request, const RegistryView &view
     writes->leases.push_back(given);
     grant_node(target, lease, lease_request, view, request.bound_unix_ms, writes, grant,
                expires_unix_ms);
+    mark_high_water(stored, writes);
     return RuleOutcome::ok;
 }
 

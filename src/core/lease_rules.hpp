@@ -16,9 +16,12 @@
 //     its bound, borrowing at most its drift);
 //   - a lease's recorded bound never decreases, except through the exact
 //     give-back of a clean stop by the holder itself (release);
-//   - every grant gets a fence above every earlier fence of the id;
-//   - 'auto' recycles the id whose lease ended longest ago, first among
-//     those whose floor lies below the asking server's clock.
+//   - every grant gets a fence above every earlier fence of the id, its
+//     record dropped or lost or not, where the store keeps high-water marks;
+//   - 'auto' takes the lowest id never leased, else recycles the id whose
+//     lease ended longest ago, first among those whose floor lies below the
+//     asking server's clock; with a spread (a store's retry after a race),
+//     any id never leased, else any of those below the clock.
 #pragma once
 #include "pure_cpp.hpp"
 
@@ -85,6 +88,25 @@ struct LossGuard {
     int64_t floor_ms = 0;
 };
 
+// What a store that may lose single records keeps of each node id apart
+// from its record, written in the same atomic step as the record: the
+// highest fence the id was granted (never lowered) and the floor its
+// holders left (the recorded bound plus the holder's max_clock_drift, which
+// only a clean stop's exact give-back lowers, as it lowers the record's). A
+// Redis registry drops a record kKeepMs after its lease and bound passed,
+// and a record can be lost alone (deleted by hand, or an update aborted
+// halfway); its id's next grant still starts above both, not at fence 1
+// and floor 0, and an id with a mark is not taken for one never leased.
+struct HighWater {
+    int64_t node = -1;
+    int64_t fence = 0;
+    int64_t floor_ms = 0;
+    // In RegistryWrites: the floor is set to floor_ms even if lower (a
+    // clean stop's exact give-back); otherwise a mark is only raised, so
+    // that a write decided on an older read never lowers it.
+    bool give_back = false;
+};
+
 // What the store holds, read in one atomic step with its clock.
 struct RegistryView {
     int64_t now_ms = 0;
@@ -101,6 +123,11 @@ struct RegistryView {
     // records were dropped (Redis lets a record expire long after its lease
     // and its bound have passed). 0 for a store that keeps every record.
     int64_t never_leased_from = 0;
+    // A store that keeps high-water marks: acquire and switch read every
+    // one (in any order); the rules raise them with every record written
+    // (RegistryWrites::high).
+    bool keeps_high_water = false;
+    std::vector<HighWater> high;
 };
 
 // What to write back, in the same atomic step as the read. A refusal may
@@ -112,7 +139,12 @@ struct RegistryWrites {
     // Only where can_lose_data (the store that drops records): a grant of
     // the id RegistryView::never_leased_from named moves it on by one.
     std::optional<int64_t> never_leased_from;
-    bool empty() const { return !layout && !guard && leases.empty() && !never_leased_from; }
+    // Where keeps_high_water: the marks of every lease written, and of
+    // every record an acquire read whose mark was lost or lags behind it.
+    std::vector<HighWater> high;
+    bool empty() const {
+        return !layout && !guard && leases.empty() && !never_leased_from && high.empty();
+    }
 };
 
 // What a call decided. ok: `writes` holds the records; refused: err says

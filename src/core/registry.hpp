@@ -44,6 +44,12 @@ struct LeaseRequest {
     // of this server holds a live lease (ErrorCode::registry_replaced);
     // false ('lease_another'): such a server is leased an id as any other.
     bool refuse_when_replaced = true;
+    // 'auto' without an id of its own: 0 takes the first id of the order
+    // the rules prefer; any other value a pseudo-random one among the ids
+    // as good as it (never leased; or else ended, with a floor below the
+    // clock). A store retrying after other servers' grants raced its own
+    // (all starting at once pick the same first id) spreads their choices.
+    uint64_t spread = 0;
 };
 
 // A renewal by the run that holds the lease (node, fence, instance). The

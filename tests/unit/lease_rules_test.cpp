@@ -14,6 +14,7 @@ using snowflake::decide_release;
 using snowflake::decide_renew;
 using snowflake::decide_switch;
 using snowflake::Error;
+using snowflake::HighWater;
 using snowflake::LayoutRecord;
 using snowflake::LeaseGrant;
 using snowflake::LeaseHolder;
@@ -42,6 +43,8 @@ struct Store {
     bool can_lose_data = false;
     std::optional<LossGuard> guard;
     int64_t never_leased_from = 0;
+    bool keeps_high_water = false;
+    std::map<int64_t, HighWater> high;
 
     RegistryView view(int64_t now_ms) const {
         RegistryView v;
@@ -54,6 +57,10 @@ struct Store {
         v.guard = guard;
         v.guard_key = "snowflake_id:meta";
         v.never_leased_from = never_leased_from;
+        v.keeps_high_water = keeps_high_water;
+        for (const auto &[node, mark] : high) {
+            v.high.push_back(mark);
+        }
         return v;
     }
     void apply(const RegistryWrites &w) {
@@ -68,6 +75,13 @@ struct Store {
         }
         if (w.never_leased_from) {
             never_leased_from = *w.never_leased_from;
+        }
+        // As the Redis store writes them: raised only, but a give-back's
+        // floor.
+        for (const HighWater &mark : w.high) {
+            HighWater &kept = high.try_emplace(mark.node, mark).first->second;
+            kept.fence = std::max(kept.fence, mark.fence);
+            kept.floor_ms = mark.give_back ? mark.floor_ms : std::max(kept.floor_ms, mark.floor_ms);
         }
     }
 };
@@ -911,6 +925,161 @@ TEST(LeaseRules, DroppedRecordsBelowNeverLeasedFromAreNotNeverLeased) {
     EXPECT_EQ(store.never_leased_from, 5) << "moves only when the grant is the id it names";
 }
 
+TEST(LeaseRules, ASpreadTakesAnyIdNeverLeasedThenAnyRecycledBelowTheClock) {
+    // Layout 1 + 2 bits: ids 0-7. Held: 0, 2 and 3; never leased: 1, 4-7.
+    Store store;
+    for (int64_t n : {0, 2, 3}) {
+        Server o = other_server();
+        o.instance = 100 + n;
+        ASSERT_EQ(acquire(&store, o.request(n)).outcome, RuleOutcome::ok);
+    }
+    const std::vector<int64_t> never = {1, 4, 5, 6, 7};
+    Server s;
+    s.instance = 7;
+    for (uint64_t spread = 0; spread < 12; ++spread) {
+        LeaseRequest r = s.request();
+        r.spread = spread;
+        Answer a;
+        ASSERT_EQ(decide_acquire(r, store.view(kNow), &a.writes, &a.grant, &a.expires, &a.err),
+                  RuleOutcome::ok);
+        // 0: the lowest, as without a spread; then the k-th never leased.
+        EXPECT_EQ(a.grant.node, spread == 0 ? 1 : never[spread % never.size()]) << spread;
+        EXPECT_EQ(a.grant.fence, 1);
+        EXPECT_EQ(a.grant.floor_unix_ms, 0);
+    }
+    // None never leased: any ended id whose floor lies below the clock, the
+    // others (floor at or above it) only when there is none such.
+    for (int64_t n : never) {
+        Server o = other_server();
+        o.instance = 100 + n;
+        ASSERT_EQ(acquire(&store, o.request(n)).outcome, RuleOutcome::ok);
+    }
+    for (int64_t n = 0; n < 8; ++n) {
+        const int64_t bound = n % 2 == 0 ? kNow - kDrift - 1 : kNow + 5'000;
+        ASSERT_TRUE(release(&store, n, 1, 100 + n, bound, kNow + 1));
+    }
+    std::vector<int64_t> picked;
+    for (uint64_t spread = 1; spread <= 8; ++spread) {
+        LeaseRequest r = s.request();
+        r.spread = spread;
+        Answer a;
+        ASSERT_EQ(decide_acquire(r, store.view(kNow + 2), &a.writes, &a.grant, &a.expires, &a.err),
+                  RuleOutcome::ok);
+        EXPECT_EQ(a.grant.node % 2, 0) << "an id whose floor lies at or above the clock";
+        EXPECT_LT(a.grant.floor_unix_ms, kNow);
+        picked.push_back(a.grant.node);
+    }
+    std::sort(picked.begin(), picked.end());
+    picked.erase(std::unique(picked.begin(), picked.end()), picked.end());
+    EXPECT_EQ(picked, (std::vector<int64_t>{0, 2, 4, 6})) << "every one of them, by the spread";
+    // A live lease is never a candidate, spread or not.
+    Server o = other_server();
+    o.instance = 300;
+    for (int64_t n : {0, 2, 4, 6}) {
+        ASSERT_EQ(acquire(&store, o.request(n), kNow + 3).outcome, RuleOutcome::ok);
+    }
+    for (uint64_t spread = 1; spread <= 8; ++spread) {
+        LeaseRequest r = s.request();
+        r.spread = spread;
+        Answer a;
+        ASSERT_EQ(decide_acquire(r, store.view(kNow + 4), &a.writes, &a.grant, &a.expires, &a.err),
+                  RuleOutcome::ok);
+        EXPECT_EQ(a.grant.node % 2, 1);
+        EXPECT_EQ(a.grant.floor_unix_ms, kNow + 5'000 + kDrift);
+    }
+}
+
+TEST(LeaseRules, HighWaterMarksOutliveTheRecordTheyFollow) {
+    Store store = redis_store();
+    store.guard = LossGuard{0, 0, 0};
+    store.keeps_high_water = true;
+    const Server s;
+    Answer a = acquire(&store, s.request(2));
+    ASSERT_EQ(a.outcome, RuleOutcome::ok);
+    // Every record written carries its marks: the grant's...
+    ASSERT_EQ(a.writes.high.size(), 1u);
+    EXPECT_EQ(a.writes.high[0].node, 2);
+    EXPECT_EQ(a.writes.high[0].fence, 1);
+    EXPECT_EQ(a.writes.high[0].floor_ms, kDrift);
+    // ...a renewal's, with its bound...
+    a = renew(&store, 2, 1, s.instance, kNow + kTtl, kNow + 1);
+    ASSERT_EQ(a.outcome, RuleOutcome::ok);
+    ASSERT_EQ(a.writes.high.size(), 1u);
+    EXPECT_EQ(a.writes.high[0].floor_ms, kNow + kTtl + kDrift);
+    // ...and a give-back's, whose exact bound lowers the floor as it lowers
+    // the record's.
+    ASSERT_TRUE(release(&store, 2, 1, s.instance, kNow + 10, kNow + 2));
+    EXPECT_EQ(store.high.at(2).floor_ms, kNow + 10 + kDrift);
+    EXPECT_EQ(store.high.at(2).fence, 1);
+    Server o = other_server();
+    a = acquire(&store, o.request(2), kNow + 3);
+    ASSERT_EQ(a.outcome, RuleOutcome::ok);
+    EXPECT_EQ(a.grant.fence, 2);
+    a = renew(&store, 2, 2, o.instance, kNow + 3 + kTtl, kNow + 4);
+    ASSERT_EQ(a.outcome, RuleOutcome::ok);
+    // The record is lost (dropped, deleted by hand): the id is not taken for
+    // one never leased, and its next grant starts above the fence and floor
+    // its holders had, not at fence 1 and floor 0.
+    store.leases.erase(2);
+    Server t = other_server();
+    t.system_id = 3;
+    t.instance = 30;
+    a = acquire(&store, t.request(), kNow + 5);
+    ASSERT_EQ(a.outcome, RuleOutcome::ok);
+    EXPECT_EQ(a.grant.node, 0) << "the lowest id never leased";
+    a = acquire(&store, t.request(2), kNow + 6);
+    ASSERT_EQ(a.outcome, RuleOutcome::ok) << a.err.message;
+    EXPECT_EQ(a.grant.fence, 3);
+    EXPECT_EQ(a.grant.floor_unix_ms, kNow + 3 + kTtl + kDrift);
+    // A fence mark above the record's (the record re-created lower by a
+    // server before 1.6) still wins.
+    store.high.at(2).fence = 9;
+    ASSERT_TRUE(release(&store, 2, 3, t.instance, kNow + 3 + kTtl + kDrift, kNow + 7));
+    EXPECT_EQ(store.high.at(2).fence, 9);
+    a = acquire(&store, s.request(2), kNow + 8);
+    ASSERT_EQ(a.outcome, RuleOutcome::ok);
+    EXPECT_EQ(a.grant.fence, 10);
+    // A mark lost while its record stays is restored by the next acquire,
+    // which reads every record, so that the record can be lost in its turn.
+    store.high.erase(0);
+    Server w = other_server();
+    w.instance = 600;
+    a = acquire(&store, w.request(5), kNow + 9);
+    ASSERT_EQ(a.outcome, RuleOutcome::ok);
+    ASSERT_EQ(store.high.count(0), 1u);
+    EXPECT_EQ(store.high.at(0).fence, store.leases.at(0).fence);
+    EXPECT_EQ(store.high.at(0).floor_ms,
+              store.leases.at(0).reserved_until_ms + store.leases.at(0).holder_max_clock_drift_ms);
+    ASSERT_TRUE(release(&store, 5, 1, w.instance, kNow, kNow + 9));
+    // 'auto' recycles an id known only by its marks as one that ended long
+    // ago (first in the order), once none is never leased.
+    store.leases.erase(2);
+    Store full = store;
+    for (int64_t n = 0; n < 8; ++n) {
+        if (n != 2 && full.leases.count(n) == 0) {
+            Server u = other_server();
+            u.instance = 400 + n;
+            ASSERT_EQ(acquire(&full, u.request(n), kNow + 9).outcome, RuleOutcome::ok);
+            ASSERT_TRUE(release(&full, n, 1, u.instance, kNow - kDrift - 1, kNow + 10));
+        }
+    }
+    Server v = other_server();
+    v.instance = 500;
+    a = Answer{};
+    ASSERT_EQ(
+        decide_acquire(v.request(), full.view(kNow + 11), &a.writes, &a.grant, &a.expires, &a.err),
+        RuleOutcome::ok);
+    EXPECT_NE(a.grant.node, 2) << "2's floor lies ahead of the clock, the others' below it";
+    LeaseRequest later = v.request();
+    // Past 2's floor: its last grant's floor plus that holder's drift.
+    later.clock_unix_ms = kNow + 3 + kTtl + 3 * kDrift + 1;
+    a = acquire(&full, later, kNow + 12);
+    ASSERT_EQ(a.outcome, RuleOutcome::ok) << a.err.message;
+    EXPECT_EQ(a.grant.node, 2) << "ended longest ago";
+    EXPECT_EQ(a.grant.fence, 11) << "above its last grant's, 10";
+    EXPECT_EQ(a.grant.floor_unix_ms, kNow + 3 + kTtl + 3 * kDrift);
+}
+
 TEST(LeaseRules, SwitchStartsTheQuarantineOfAStoreThatLostItsGuard) {
     Store store = redis_store();
     store.guard = LossGuard{0, 0, 0};
@@ -988,6 +1157,7 @@ class History {
   public:
     History(uint64_t seed, bool can_lose_data) : rng_(seed), seed_(seed) {
         store_.can_lose_data = can_lose_data;
+        store_.keeps_high_water = can_lose_data;
         worker_bits_ = pick(1, 2);
         nodes_ = int64_t{1} << worker_bits_;
         common_ttl_ = pick(0, 1) ? 300 : 1'000;
@@ -1035,6 +1205,10 @@ class History {
             default:
                 if (store_.can_lose_data && pick(0, 3) == 0) {
                     lose_data();
+                    return true;
+                }
+                if (store_.can_lose_data && pick(0, 2) == 0) {
+                    lose_one_record();
                     return true;
                 }
                 return acquire_any();
@@ -1200,9 +1374,22 @@ class History {
 
     // 'auto' recycles the id whose lease ended longest ago, first among
     // those whose floor lies below the clock, and only when no id is free.
-    bool recycled_in_order(const LeaseRequest &r, const RegistryView &view, int64_t node) {
+    bool recycled_in_order(const LeaseRequest &r, const RegistryView &stored, int64_t node) {
         if (r.requested_node >= 0 || node == r.preferred_node) {
             return true;
+        }
+        // An id known only by its high-water mark: a lease that ended long
+        // ago, at the mark's floor.
+        RegistryView view = stored;
+        for (const HighWater &mark : stored.high) {
+            if (std::none_of(stored.leases.begin(), stored.leases.end(),
+                             [&](const LeaseRecord &l) { return l.node == mark.node; })) {
+                LeaseRecord l;
+                l.node = mark.node;
+                l.fence = mark.fence;
+                l.reserved_until_ms = mark.floor_ms;
+                view.leases.push_back(l);
+            }
         }
         auto record = [&](int64_t n) -> const LeaseRecord * {
             for (const LeaseRecord &l : view.leases) {
@@ -1218,6 +1405,11 @@ class History {
                 free = n;
             }
         }
+        if (r.spread != 0 && free >= 0) {
+            return record(node) == nullptr && node >= view.never_leased_from
+                       ? true
+                       : fail("a spread took an id leased before while one was never leased");
+        }
         if (record(node) == nullptr || free >= 0) {
             return node == free ? true : fail("'auto' skipped the lowest id never leased");
         }
@@ -1230,7 +1422,12 @@ class History {
         const LeaseRecord *chosen = record(node);
         for (const LeaseRecord &l : view.leases) {
             const bool live = l.released_at_ms == 0 && l.expires_at_ms > view.now_ms;
-            if (!live && key(l) < key(*chosen)) {
+            // A spread takes any id below the clock: only one above it while
+            // one below it is ended is out of order.
+            const bool out_of_order = r.spread != 0
+                                          ? std::get<0>(key(l)) < std::get<0>(key(*chosen))
+                                          : key(l) < key(*chosen);
+            if (!live && out_of_order) {
                 return fail("'auto' recycled node id " + std::to_string(node) + " before " +
                             std::to_string(l.node));
             }
@@ -1248,6 +1445,9 @@ class History {
         LeaseRequest r = request_of(instance, clock_of(m));
         if (run.holding) {
             r.requested_node = run.node;  // asking again for what it holds
+        }
+        if (pick(0, 2) == 0) {
+            r.spread = static_cast<uint64_t>(pick64(1, 1'000'000));  // a store's retry
         }
         const RegistryView view = store_.view(now_);
         Answer a;
@@ -1542,9 +1742,38 @@ class History {
     }
 
     // Redis restarted without persistence: every record gone.
+    // One record lost alone: a lease record that is no longer live
+    // (dropped kKeepMs after it ended, deleted by hand), or an id's
+    // high-water mark (the key that keeps them, deleted by hand).
+    void lose_one_record() {
+        // Of an id whose record and mark agree: losing both would be two.
+        std::vector<int64_t> whole;
+        for (const auto &[node, lease] : store_.leases) {
+            const auto mark = store_.high.find(node);
+            if (mark != store_.high.end() && mark->second.fence >= lease.fence &&
+                mark->second.floor_ms >=
+                    lease.reserved_until_ms + lease.holder_max_clock_drift_ms) {
+                whole.push_back(node);
+            }
+        }
+        if (whole.empty()) {
+            return;
+        }
+        const int64_t node = whole[pick(0, static_cast<int>(whole.size()) - 1)];
+        const LeaseRecord &lease = store_.leases.at(node);
+        if (pick(0, 1) == 0 && (lease.released_at_ms != 0 || lease.expires_at_ms <= now_)) {
+            store_.leases.erase(node);
+            note("the record of node id " + std::to_string(node) + " was lost");
+        } else {
+            store_.high.erase(node);
+            note("the high-water mark of node id " + std::to_string(node) + " was lost");
+        }
+    }
+
     void lose_data() {
         store_ = Store{};
         store_.can_lose_data = true;
+        store_.keeps_high_water = true;
         max_fence_.clear();
         // Fences start again at 1: a fence recorded before the loss could
         // name a grant made after it, and the rules cannot tell; with a copy
