@@ -1,11 +1,19 @@
 // The PostgreSQL store of node id leases: a registry database where
-// snowflake_id is installed, reached with libpq. Each call is one
-// transaction: it locks snowflake_registry_lease in SHARE ROW EXCLUSIVE
-// mode (the lock the registry's SQL functions of 1.3 and 1.4 took, so that
-// servers before 1.5, which still call them, wait for it and it for them),
-// reads the registry's clock, the layout and the leases the rule needs,
-// lets the core's rule decide (src/core/lease_rules.hpp) and writes what
-// it decided before COMMIT. Nothing of the rules is here or in the SQL.
+// snowflake_id is installed, reached with libpq. A call reads the
+// registry's clock, the layout and the leases the rule needs as one
+// snapshot, without a lock; lets the core's rule decide
+// (src/core/lease_rules.hpp); and writes what it decided in one statement
+// that writes only if every record it writes is still exactly as read
+// (its row's text), under the lock every server since 1.3 takes to change
+// the leases (SHARE ROW EXCLUSIVE: the registry's SQL functions of 1.3 and
+// 1.4 take it, 1.5 held it across its read and write). The lock is held
+// while the registry runs that statement and commits, not across a round
+// trip, so calls are not served one per round trip, and renewals of
+// different ids never wait for each other's network. When another call
+// changed a record between the read and the write, nothing is written and
+// the call reads and decides again; an 'auto' acquire then spreads its
+// choice (LeaseRequest::spread), so that servers starting at once stop
+// racing for the same id. Nothing of the rules is here or in the SQL.
 //
 // Every name in the statements sent is schema-qualified, operators and
 // types included: the registry role's search_path may start with a schema
@@ -22,10 +30,9 @@
 // process: a non-blocking connection, waited on through the environment
 // (registry_env.hpp; the worker's waits in its latch, so that a shutdown
 // request, SIGHUP and the postmaster's death are seen at once), and every
-// network wait has a time limit. The statements go in
-// pipeline mode, with their parameters: the read is one round trip, the
-// write and its COMMIT another, so the lock is held for about one round
-// trip. Only the registry worker (pg_registry.cpp) uses it.
+// network wait has a time limit. The statements go in pipeline mode, with
+// their parameters: the read is one round trip, the write and its COMMIT
+// another.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -409,19 +416,18 @@ void add_lease(const snowflake::LeaseRecord &l, Params *p) {
 
 }  // namespace
 
-snowflake::StoreOutcome PgRegistryStore::read_view(int64_t node, int64_t until_mono_ns,
-                                                   snowflake::RegistryView *view,
-                                                   snowflake::Error *err) {
-    const std::string lock =
-        "LOCK TABLE " + std::string(lease_table_) + " IN SHARE ROW EXCLUSIVE MODE";
-    // The wait for the lock ends with the call: a backend left queued on it
-    // after the call gave up would hold a connection slot until the lock is
-    // let go, and every retry would queue one more.
+// A wait for a lock ends with the call: a backend left queued on it after
+// the call gave up would hold a connection slot until the lock is let go,
+// and every retry would queue one more.
+std::string PgRegistryStore::lock_timeout_setting(int64_t until_mono_ns) {
     const int64_t left_ms =
         std::max<int64_t>(1, (until_mono_ns - env_->monotonic_ns()) / snowflake::kNsPerMs);
-    const std::string lock_timeout = "SET LOCAL lock_timeout = " + std::to_string(left_ms);
-    // The clock is read after the lock: every call before this one has
-    // committed by then.
+    return "SET LOCAL lock_timeout = " + std::to_string(left_ms);
+}
+
+snowflake::StoreOutcome PgRegistryStore::read_view(
+    int64_t node, int64_t until_mono_ns, snowflake::RegistryView *view,
+    std::vector<std::pair<int64_t, std::string>> *row_texts, snowflake::Error *err) {
     const std::string clock_and_layout =
         "SELECT " + ms_of("floor", "c.now") +
         ", l.datacenter_bits, l.worker_bits, l.sequence_bits, l.epoch_ms, " +
@@ -432,25 +438,33 @@ snowflake::StoreOutcome PgRegistryStore::read_view(int64_t node, int64_t until_m
     for (int i = 0; i < kLeaseColumnCount; ++i) {
         const char *c = kLeaseColumns[i];
         leases += i == 0 ? "" : ", ";
-        leases += kLeaseTypes[i] != nullptr ? std::string(c)
+        leases += kLeaseTypes[i] != nullptr ? std::string("l.") + c
                   : strcmp(c, "expires_at") == 0 || strcmp(c, "released_at") == 0
-                      ? ms_of("ceil", c)
-                      : ms_of("floor", c);
+                      ? ms_of("ceil", (std::string("l.") + c).c_str())
+                      : ms_of("floor", (std::string("l.") + c).c_str());
     }
-    leases += std::string(" FROM ") + lease_table_;
+    // The whole row as text, exactly (microseconds and all), for the write
+    // to tell whether it is unchanged.
+    leases += ", l::pg_catalog.text FROM " + lease_table_ + " l";
     const std::string node_text = std::to_string(node);
     const char *node_param = node_text.c_str();
     if (node >= 0) {
-        leases += " WHERE node_id OPERATOR(pg_catalog.=) $1::integer";
+        leases += " WHERE l.node_id OPERATOR(pg_catalog.=) $1::integer";
     }
-    // READ COMMITTED whatever the role's default: each statement sees what
-    // was committed before it, the layout and leases after the lock.
+    // One snapshot for the clock, the layout and the leases, whatever the
+    // role's default isolation: every call committed before the clock was
+    // read is seen, none after. No lock: what the rule decides on this is
+    // written only if the records it writes are still as read.
+    // The read waits for no one but a change of the tables themselves (an
+    // update of the extension moving them); that wait too ends with the
+    // call (lock_timeout_setting()).
+    const std::string lock_timeout = lock_timeout_setting(until_mono_ns);
     const Statement statements[] = {
-        {"BEGIN ISOLATION LEVEL READ COMMITTED", 0, nullptr},
+        {"BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY", 0, nullptr},
         {lock_timeout.c_str(), 0, nullptr},
-        {lock.c_str(), 0, nullptr},
         {clock_and_layout.c_str(), 0, nullptr},
         {leases.c_str(), node >= 0 ? 1 : 0, node >= 0 ? &node_param : nullptr},
+        {"COMMIT", 0, nullptr},
     };
     constexpr int kCount = sizeof statements / sizeof statements[0];
     PGresult *results[kCount];
@@ -459,7 +473,7 @@ snowflake::StoreOutcome PgRegistryStore::read_view(int64_t node, int64_t until_m
     if (outcome != snowflake::StoreOutcome::ok) {
         return outcome;
     }
-    PGresult *head = results[3];
+    PGresult *head = results[2];
     view->now_ms = int_at(head, 0, 0);
     if (!PQgetisnull(head, 0, 1)) {
         snowflake::LayoutRecord layout;
@@ -471,8 +485,11 @@ snowflake::StoreOutcome PgRegistryStore::read_view(int64_t node, int64_t until_m
         layout.recorded_by = PQgetvalue(head, 0, 6);
         view->layout = layout;
     }
-    for (int row = 0; row < PQntuples(results[4]); ++row) {
-        view->leases.push_back(lease_at(results[4], row));
+    row_texts->clear();
+    for (int row = 0; row < PQntuples(results[3]); ++row) {
+        view->leases.push_back(lease_at(results[3], row));
+        row_texts->emplace_back(view->leases.back().node,
+                                PQgetvalue(results[3], row, kLeaseColumnCount));
     }
     // The tables keep every record: none is dropped, none can be lost
     // unnoticed.
@@ -484,13 +501,49 @@ snowflake::StoreOutcome PgRegistryStore::read_view(int64_t node, int64_t until_m
     return snowflake::StoreOutcome::ok;
 }
 
-snowflake::StoreOutcome PgRegistryStore::write_and_commit(const snowflake::RegistryWrites &writes,
-                                                          int64_t until_mono_ns,
-                                                          snowflake::Error *err) {
+snowflake::StoreOutcome PgRegistryStore::write_if_unchanged(
+    const snowflake::RegistryWrites &writes,
+    const std::vector<std::pair<int64_t, std::string>> &row_texts, int64_t until_mono_ns,
+    bool *written, snowflake::Error *err) {
+    *written = false;
     // A PostgreSQL registry keeps its records, so the rules give it no loss
-    // guard and drop no record (RegistryView::can_lose_data is false).
+    // guard and drop no record (RegistryView::can_lose_data is false); a
+    // layout comes with a grant.
     Params params;
-    std::string sql;
+    // The records written, as read: their rows' texts in node id order,
+    // joined as string_agg() joins them below; NULL if none was there.
+    std::vector<int64_t> nodes;
+    for (const snowflake::LeaseRecord &l : writes.leases) {
+        nodes.push_back(l.node);
+    }
+    std::sort(nodes.begin(), nodes.end());
+    std::string node_list = "{";
+    std::string expected;
+    bool any = false;
+    for (int64_t n : nodes) {
+        node_list += (node_list.size() > 1 ? "," : "") + std::to_string(n);
+        for (const auto &[node, text] : row_texts) {
+            if (node == n) {
+                expected += (any ? "\n" : "") + text;
+                any = true;
+            }
+        }
+    }
+    node_list += "}";
+    const int nodes_param = params.add_text(node_list);
+    const int expected_param = any ? params.add_text(expected) : params.add_null();
+    // No row's text is empty: '' stands for none. (IS NOT DISTINCT FROM
+    // would look = up by the search_path.)
+    std::string sql =
+        "WITH unchanged AS (SELECT COALESCE((SELECT pg_catalog.string_agg(l::pg_catalog.text, "
+        "E'\\n' ORDER BY l.node_id) FROM " +
+        lease_table_ + " l WHERE l.node_id OPERATOR(pg_catalog.=) ANY ($" +
+        std::to_string(nodes_param) + "::integer[])), '') OPERATOR(pg_catalog.=) COALESCE($" +
+        std::to_string(expected_param) + "::pg_catalog.text, '')";
+    if (writes.layout) {
+        sql += " AND NOT EXISTS (SELECT FROM " + layout_table_ + ")";
+    }
+    sql += " AS ok)";
     if (writes.layout) {
         const snowflake::LayoutRecord &l = *writes.layout;
         const int dc = params.add(l.datacenter_bits);
@@ -499,91 +552,139 @@ snowflake::StoreOutcome PgRegistryStore::write_and_commit(const snowflake::Regis
         params.add(l.epoch_ms);
         params.add(l.recorded_at_ms);
         params.add_text(l.recorded_by);
-        sql = std::string("INSERT INTO ") + layout_table_ +
-              " (only_row, datacenter_bits, worker_bits, "
-              "sequence_bits, epoch_ms, recorded_at, recorded_by) VALUES (true, $" +
-              std::to_string(dc) + "::integer, $" + std::to_string(dc + 1) + "::integer, $" +
-              std::to_string(dc + 2) + "::integer, $" + std::to_string(dc + 3) + "::bigint, " +
-              time_of(dc + 4) + ", $" + std::to_string(dc + 5) + "::pg_catalog.text)";
+        // A WITH that writes runs whether or not it is read.
+        sql += ", layout AS (INSERT INTO " + layout_table_ +
+               " (only_row, datacenter_bits, worker_bits, sequence_bits, epoch_ms, recorded_at, "
+               "recorded_by) SELECT true, $" +
+               std::to_string(dc) + "::integer, $" + std::to_string(dc + 1) + "::integer, $" +
+               std::to_string(dc + 2) + "::integer, $" + std::to_string(dc + 3) + "::bigint, " +
+               time_of(dc + 4) + ", $" + std::to_string(dc + 5) +
+               "::pg_catalog.text FROM unchanged WHERE unchanged.ok)";
     }
-    if (!writes.leases.empty()) {
-        // The layout (when new) and the leases in one statement: the layout
-        // as a WITH, which runs whether or not it is read.
-        std::string upsert = std::string("INSERT INTO ") + lease_table_ + " (";
-        std::string update;
+    std::string upsert = " INSERT INTO " + lease_table_ + " (";
+    std::string update;
+    for (int i = 0; i < kLeaseColumnCount; ++i) {
+        upsert += std::string(i == 0 ? "" : ", ") + kLeaseColumns[i];
+        if (i > 0) {
+            update += std::string(i == 1 ? "" : ", ") + kLeaseColumns[i] + " = EXCLUDED." +
+                      kLeaseColumns[i];
+        }
+    }
+    upsert += ") SELECT v.* FROM (VALUES ";
+    for (size_t row = 0; row < writes.leases.size(); ++row) {
+        const int first = params.count() + 1;
+        add_lease(writes.leases[row], &params);
+        upsert += row == 0 ? "(" : ", (";
         for (int i = 0; i < kLeaseColumnCount; ++i) {
-            upsert += std::string(i == 0 ? "" : ", ") + kLeaseColumns[i];
-            if (i > 0) {
-                update += std::string(i == 1 ? "" : ", ") + kLeaseColumns[i] + " = EXCLUDED." +
-                          kLeaseColumns[i];
-            }
+            upsert += i == 0 ? "" : ", ";
+            upsert += kLeaseTypes[i] != nullptr
+                          ? "$" + std::to_string(first + i) + "::" + kLeaseTypes[i]
+                          : time_of(first + i);
         }
-        upsert += ") VALUES ";
-        for (size_t row = 0; row < writes.leases.size(); ++row) {
-            const int first = params.count() + 1;
-            add_lease(writes.leases[row], &params);
-            upsert += row == 0 ? "(" : ", (";
-            for (int i = 0; i < kLeaseColumnCount; ++i) {
-                upsert += i == 0 ? "" : ", ";
-                upsert += kLeaseTypes[i] != nullptr
-                              ? "$" + std::to_string(first + i) + "::" + kLeaseTypes[i]
-                              : time_of(first + i);
-            }
-            upsert += ")";
-        }
-        upsert += " ON CONFLICT (node_id) DO UPDATE SET " + update;
-        sql = sql.empty() ? upsert : "WITH layout AS (" + sql + ") " + upsert;
+        upsert += ")";
     }
-    Statement statements[2];
-    int count = 0;
+    upsert += ") v, unchanged WHERE unchanged.ok ON CONFLICT (node_id) DO UPDATE SET " + update +
+              " RETURNING node_id";
+    sql += upsert;
+    const std::string lock_timeout = lock_timeout_setting(until_mono_ns);
+    // SHARE ROW EXCLUSIVE: the lock every server since 1.3 takes to change
+    // the leases (1.3 and 1.4 in the registry's SQL functions, 1.5 across
+    // its read and write). Here it is held only while the registry runs the
+    // statement and commits, not across a round trip: the check and the
+    // write see every change committed before it.
+    const std::string lock = "LOCK TABLE " + lease_table_ + " IN SHARE ROW EXCLUSIVE MODE";
     const char *const *values = params.values();
-    if (!sql.empty()) {
-        statements[count++] = {sql.c_str(), params.count(), values};
-    }
-    statements[count++] = {"COMMIT", 0, nullptr};
-    PGresult *results[2];
+    const Statement statements[] = {
+        {"BEGIN ISOLATION LEVEL READ COMMITTED", 0, nullptr},
+        {lock_timeout.c_str(), 0, nullptr},
+        {lock.c_str(), 0, nullptr},
+        {sql.c_str(), params.count(), values},
+        {"COMMIT", 0, nullptr},
+    };
+    constexpr int kCount = sizeof statements / sizeof statements[0];
+    PGresult *results[kCount];
     const snowflake::StoreOutcome outcome =
-        exchange(count, statements, results, until_mono_ns, err);
-    if (outcome == snowflake::StoreOutcome::ok) {
-        for (int i = 0; i < count; ++i) {
-            PQclear(results[i]);
-        }
+        exchange(kCount, statements, results, until_mono_ns, err);
+    if (outcome != snowflake::StoreOutcome::ok) {
+        return outcome;
     }
-    return outcome;
+    *written = PQntuples(results[3]) == static_cast<int>(writes.leases.size());
+    for (PGresult *r : results) {
+        PQclear(r);
+    }
+    return snowflake::StoreOutcome::ok;
 }
+
+namespace {
+
+// A store's retry after a race: the spread of its 'auto' choice
+// (LeaseRequest::spread), different for every server and attempt.
+uint64_t spread_for(int64_t instance, int attempt) {
+    if (attempt == 0) {
+        return 0;
+    }
+    uint64_t x =
+        static_cast<uint64_t>(instance) + 0x9e3779b97f4a7c15ULL * static_cast<uint64_t>(attempt);
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    x ^= x >> 31;
+    return x == 0 ? 1 : x;
+}
+
+// A call whose records another call changed between its read and its
+// write this often in a row gives up (as unreachable, so that the worker
+// asks again a second later): only a registry under a storm of changes to
+// the same records gets there.
+constexpr int kMaxAttempts = 32;
+
+}  // namespace
 
 template <typename Decide>
 snowflake::StoreOutcome PgRegistryStore::call(int64_t node, Decide decide, snowflake::Error *err) {
     snowflake::StoreOutcome outcome = connect(err);
     const int64_t until = env_->call_until_ns();
-    snowflake::RegistryView view;
-    // The registry's update to 1.6 moves the tables while this server may
-    // hold their names: its LOCK TABLE waits for the update, and once the
-    // update commits, no table has the name it waited under. That is no
-    // answer from the registry (a refusal would cost the lease): the tables
-    // are looked up again and the read made once more, in the same call
-    // (whose waits still end by the lease's deadline). Nothing was written:
-    // the read takes the lock first.
-    for (int attempt = 0; attempt < 2; ++attempt) {
-        if (outcome == snowflake::StoreOutcome::ok && lease_table_.empty()) {
-            outcome = find_tables(until, err);
+    int attempt = 0;
+    while (outcome == snowflake::StoreOutcome::ok) {
+        snowflake::RegistryView view;
+        std::vector<std::pair<int64_t, std::string>> row_texts;
+        // The registry's update to 1.6 moves the tables while this server
+        // may hold their names: no table has the name it read under once
+        // the update commits. That is no answer from the registry (a
+        // refusal would cost the lease): the tables are looked up again
+        // and the read made once more, in the same call (whose waits still
+        // end by the lease's deadline). Nothing was written.
+        for (int lookup = 0; lookup < 2; ++lookup) {
+            if (outcome == snowflake::StoreOutcome::ok && lease_table_.empty()) {
+                outcome = find_tables(until, err);
+            }
+            if (outcome == snowflake::StoreOutcome::ok) {
+                view = snowflake::RegistryView();
+                outcome = read_view(node, until, &view, &row_texts, err);
+            }
+            if (outcome != snowflake::StoreOutcome::refused || !table_missing_ || lookup > 0) {
+                break;
+            }
+            outcome = connect(err);  // the failed read dropped the connection
         }
-        if (outcome == snowflake::StoreOutcome::ok) {
-            view = snowflake::RegistryView();
-            outcome = read_view(node, until, &view, err);
-        }
-        if (outcome != snowflake::StoreOutcome::refused || !table_missing_ || attempt > 0) {
+        if (outcome != snowflake::StoreOutcome::ok) {
             break;
         }
-        outcome = connect(err);  // the failed read dropped the connection
-    }
-    if (outcome == snowflake::StoreOutcome::ok) {
-        // A refusal commits what it carries too, then says no.
         snowflake::RegistryWrites writes;
-        const bool refused = decide(view, &writes, err) == snowflake::RuleOutcome::refused;
-        outcome = write_and_commit(writes, until, err);
-        if (outcome == snowflake::StoreOutcome::ok && refused) {
-            outcome = snowflake::StoreOutcome::refused;
+        const bool refused = decide(view, &writes, err, attempt) == snowflake::RuleOutcome::refused;
+        bool written = true;
+        if (!writes.leases.empty()) {
+            outcome = write_if_unchanged(writes, row_texts, until, &written, err);
+        }
+        if (outcome == snowflake::StoreOutcome::ok && written) {
+            outcome = refused ? snowflake::StoreOutcome::refused : snowflake::StoreOutcome::ok;
+            break;
+        }
+        if (outcome == snowflake::StoreOutcome::ok && ++attempt >= kMaxAttempts) {
+            snowflake::fail(err, snowflake::ErrorCode::registry,
+                            "the registry's records changed between the read and the write %d "
+                            "times in a row",
+                            kMaxAttempts);
+            outcome = snowflake::StoreOutcome::unreachable;
         }
     }
     if (own_server_) {
@@ -598,9 +699,11 @@ snowflake::StoreOutcome PgRegistryStore::acquire(const snowflake::LeaseRequest &
     return call(
         -1,
         [&](const snowflake::RegistryView &view, snowflake::RegistryWrites *writes,
-            snowflake::Error *e) {
+            snowflake::Error *e, int attempt) {
+            snowflake::LeaseRequest spread = request;
+            spread.spread = spread_for(request.holder.instance, attempt);
             int64_t expires_unix_ms = 0;
-            return snowflake::decide_acquire(request, view, writes, grant, &expires_unix_ms, e);
+            return snowflake::decide_acquire(spread, view, writes, grant, &expires_unix_ms, e);
         },
         err);
 }
@@ -610,9 +713,8 @@ snowflake::StoreOutcome PgRegistryStore::renew(const snowflake::RenewRequest &re
     return call(
         request.node,
         [&](const snowflake::RegistryView &view, snowflake::RegistryWrites *writes,
-            snowflake::Error *e) {
-            return snowflake::decide_renew(request, view, writes, expires_unix_ms, e);
-        },
+            snowflake::Error *e,
+            int) { return snowflake::decide_renew(request, view, writes, expires_unix_ms, e); },
         err);
 }
 
@@ -622,7 +724,7 @@ snowflake::StoreOutcome PgRegistryStore::release(int64_t node, int64_t fence, in
     return call(
         node,
         [&](const snowflake::RegistryView &view, snowflake::RegistryWrites *writes,
-            snowflake::Error *) {
+            snowflake::Error *, int) {
             bool released = false;  // no longer this run's: nothing to give back
             snowflake::decide_release(request, view, writes, &released);
             return snowflake::RuleOutcome::ok;
@@ -637,7 +739,7 @@ snowflake::StoreOutcome PgRegistryStore::switch_node(const snowflake::SwitchRequ
     return call(
         -1,
         [&](const snowflake::RegistryView &view, snowflake::RegistryWrites *writes,
-            snowflake::Error *e) {
+            snowflake::Error *e, int) {
             return snowflake::decide_switch(request, view, writes, grant, expires_unix_ms, e);
         },
         err);

@@ -54,16 +54,26 @@ class PgRegistryStore final : public snowflake::RegistryStore {
     snowflake::StoreOutcome connect(snowflake::Error *err);
     void disconnect();
     // One registry call on the open (or a new) connection: read_view(),
-    // then decide(view, &writes, err), then write_and_commit(). node: the
-    // lease to read, or -1 for all.
+    // then decide(view, &writes, err, attempt), then write_if_unchanged(),
+    // again (attempt + 1) while another call changed a record read between
+    // the two. node: the lease to read, or -1 for all.
     template <typename Decide>
     snowflake::StoreOutcome call(int64_t node, Decide decide, snowflake::Error *err);
-    // BEGIN, the lock, the registry's clock, the layout and the leases.
+    // SET LOCAL lock_timeout to what is left of the call.
+    std::string lock_timeout_setting(int64_t until_mono_ns);
+    // The registry's clock, the layout and the leases, as one snapshot and
+    // without a lock; *row_texts: each lease's row as text, by node id.
     snowflake::StoreOutcome read_view(int64_t node, int64_t until_mono_ns,
-                                      snowflake::RegistryView *view, snowflake::Error *err);
-    // The records the rule decided, then COMMIT.
-    snowflake::StoreOutcome write_and_commit(const snowflake::RegistryWrites &writes,
-                                             int64_t until_mono_ns, snowflake::Error *err);
+                                      snowflake::RegistryView *view,
+                                      std::vector<std::pair<int64_t, std::string>> *row_texts,
+                                      snowflake::Error *err);
+    // Under the lock, the records the rule decided, only if every record it
+    // writes is still as read (row_texts) and, for a new layout, none was
+    // recorded meanwhile; then COMMIT. *written: whether they were.
+    snowflake::StoreOutcome write_if_unchanged(
+        const snowflake::RegistryWrites &writes,
+        const std::vector<std::pair<int64_t, std::string>> &row_texts, int64_t until_mono_ns,
+        bool *written, snowflake::Error *err);
     // Sends count statements as one pipeline and waits for their results
     // (results[i]: the caller clears them). The first error fails the
     // whole, drops the connection (and with it any transaction open) and

@@ -4,8 +4,8 @@
 # server before 1.5 is played by calls to the registry's 1.4 SQL functions,
 # made as a 1.4 server's worker made them (src/pg/pg_registry_pq.cpp at
 # 63848a3); the server of this build leases through the tables.
-#  - both take the lease table's lock: while a session holds it, an old
-#    call and the new server's call both wait for it;
+#  - both take the lease table's lock to write: while a session holds it,
+#    an old call and the new server's call both wait for it;
 #  - a node id held live by one is refused to the other, both ways,
 #    naming the holder;
 #  - old to new: the new holder's IDs start above the old holder's
@@ -81,10 +81,11 @@ sf_poll registry "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.r
       AND l.granted" 1
 sf_new n6 "snowflake_id.worker_id = 6" "$registry_conf" "$ttl_conf"
 sf_start n6 3>&- || sf_die "n6 did not start" # the server keeps no end of the pipe
-# Two new servers asking for 'auto' at once: each call's read and write are
-# one transaction under the lock, so the second reads what the first wrote
-# and the two never get the same id (with the lock let go between the read
-# and the write, both would take the lowest never-leased id).
+# Two new servers asking for 'auto' at once: both read before the lock is
+# let go and pick the lowest never-leased id, but each writes, under the
+# lock, only if the records it writes are as it read them: the second finds
+# the first's grant, reads and decides again, and the two never get the
+# same id (with a write that did not check, both would get it).
 for n in a1 a2; do
     sf_new "$n" "snowflake_id.worker_id = 'auto'" "$registry_conf" "$ttl_conf"
     sf_start "$n" 3>&- || sf_die "$n did not start"
@@ -190,9 +191,10 @@ sf_poll registry "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.r
       AND l.granted" 1
 read -r renewals failures < <(sf_psql n6 -F ' ' -c "SELECT lease_renewals, lease_failures
                                                 FROM snowflake_status()")
-# n6's next renewal waits for the update, under the tables' old name.
+# n6's next renewal waits for the update, under the tables' old name (its
+# read, which takes no lock of its own but needs the tables).
 sf_poll registry "SELECT count(*) >= 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock'
-    AND query LIKE 'LOCK TABLE public.snowflake_registry_lease %'" t
+    AND query LIKE '%public.snowflake_registry_la%'" t
 sf_log "ok: n6's renewal waits for the update"
 printf "COMMIT;\n\\q\n" >&3
 exec 3>&-
