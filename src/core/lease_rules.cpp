@@ -465,6 +465,19 @@ std::string holder_text(const char *host, int port, const char *data_directory,
     return out;
 }
 
+uint64_t retry_spread(int64_t instance, int attempt) {
+    if (attempt == 0) {
+        return 0;
+    }
+    // splitmix64's mix of the two.
+    uint64_t x =
+        static_cast<uint64_t>(instance) + 0x9e3779b97f4a7c15ULL * static_cast<uint64_t>(attempt);
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    x ^= x >> 31;
+    return x == 0 ? 1 : x;
+}
+
 std::string registry_time_text(int64_t unix_ms) {
     char buf[kTimestampMax + 1];
     format_utc(unix_ms, buf, sizeof buf);

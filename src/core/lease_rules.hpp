@@ -175,6 +175,11 @@ RuleOutcome decide_switch(const SwitchRequest &request, const RegistryView &view
                           RegistryWrites *writes, LeaseGrant *grant, int64_t *expires_unix_ms,
                           Error *err);
 
+// The spread (LeaseRequest::spread) of a store's attempt at a call: 0 for
+// the first, then a value that differs from server to server (instance)
+// and from attempt to attempt, never 0.
+uint64_t retry_spread(int64_t instance, int attempt);
+
 // The texts the messages quote, as every store's messages have written
 // them: "host:port, data directory D, system identifier N";
 // "2026-11-23 12:00:00.000Z".

@@ -617,20 +617,6 @@ snowflake::StoreOutcome PgRegistryStore::write_if_unchanged(
 
 namespace {
 
-// A store's retry after a race: the spread of its 'auto' choice
-// (LeaseRequest::spread), different for every server and attempt.
-uint64_t spread_for(int64_t instance, int attempt) {
-    if (attempt == 0) {
-        return 0;
-    }
-    uint64_t x =
-        static_cast<uint64_t>(instance) + 0x9e3779b97f4a7c15ULL * static_cast<uint64_t>(attempt);
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    x ^= x >> 31;
-    return x == 0 ? 1 : x;
-}
-
 // A call whose records another call changed between its read and its
 // write this often in a row gives up (as unreachable, so that the worker
 // asks again a second later): only a registry under a storm of changes to
@@ -701,7 +687,7 @@ snowflake::StoreOutcome PgRegistryStore::acquire(const snowflake::LeaseRequest &
         [&](const snowflake::RegistryView &view, snowflake::RegistryWrites *writes,
             snowflake::Error *e, int attempt) {
             snowflake::LeaseRequest spread = request;
-            spread.spread = spread_for(request.holder.instance, attempt);
+            spread.spread = snowflake::retry_spread(request.holder.instance, attempt);
             int64_t expires_unix_ms = 0;
             return snowflake::decide_acquire(spread, view, writes, grant, &expires_unix_ms, e);
         },

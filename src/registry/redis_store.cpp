@@ -1,9 +1,16 @@
 // The Redis store of node id leases (snowflake_id.registry = 'redis://...').
 // The rules are the core's (src/core/lease_rules.hpp); this file only makes
-// each call one atomic step in Redis: WATCH the keys the rule reads, read
-// them and Redis's clock (TIME), decide, and write in MULTI ... EXEC. A nil
-// EXEC means a watched key changed meanwhile (another server, or a 1.4
-// server's Lua script): the call reads again and decides again.
+// each call one atomic step in Redis. A renewal or release WATCHes its one
+// lease, reads it and Redis's clock (TIME), decides, and writes in
+// MULTI ... EXEC. An acquire or switch reads everything without a WATCH,
+// decides, then WATCHes only the keys its writes depend on (the meta, the
+// layout, the counter if it moves it, every lease it writes), reads them
+// again and writes in MULTI ... EXEC only if each is still as first read:
+// renewals of other ids, which write the index and the marks, never make
+// it start again. A key changed meanwhile, or a nil EXEC (another server,
+// or a 1.4 server's Lua script), and the call reads and decides again, an
+// 'auto' acquire spreading its choice (LeaseRequest::spread) so that
+// servers starting at once stop racing for the same id.
 //
 // Keys, under the prefix P ("snowflake_id" unless the URL says). They keep
 // the meaning 1.4's Lua scripts gave them, so that 1.4 servers, which still
@@ -19,12 +26,23 @@
 //                 number) scored by when their lease ends (expiry, or
 //                 release), the order recycling takes them in
 //   P:next_id     counter: no node id below it was never leased
+//   P:fences      sorted set (1.6): node ids scored by the highest fence
+//                 each was granted (HighWater in lease_rules.hpp)
+//   P:floors      sorted set (1.6): node ids scored by the floor their
+//                 holders left (recorded bound plus drift); with P:fences,
+//                 what an id's next grant starts above once its hash is
+//                 gone, and the list of ids leased before. Both are written
+//                 with every lease (ZADD GT: Redis 6.2 or later), so that
+//                 losing either or one hash loses neither.
 // A lease's hash expires kKeepMs after the later of its end and its
 // recorded bound plus drift: the entries of servers long gone go away, and
 // no bound is forgotten before the clock has passed it by that much.
 // Correctness never rests on the expiry: a live lease is renewed every
 // lease_ttl / 3. A member of P:leases whose hash expired is dropped by the
-// next acquire or switch. The other keys do not expire.
+// next acquire or switch; its marks stay. The other keys do not expire. A
+// hash that neither P:leases nor the marks list (a hand edit, an update
+// aborted halfway) is found by the write's check when an acquire picks its
+// id, and taken for what it says, not for an id never leased.
 //
 // A registry without P:meta is new, or lost its data (Redis restarted
 // without persistence, a FLUSHALL): it cannot tell which, and quarantines
@@ -32,13 +50,14 @@
 // lease_rules.hpp; docs/many-servers.md, "Redis").
 //
 // hiredis is used as pq_store.cpp uses libpq: a non-blocking socket, every
-// wait through the environment (registry_env.hpp) with a time limit. (A host name
-// is resolved with a blocking getaddrinfo, as libpq does: use an address or
-// a unix socket where DNS may hang.) The commands of a step are pipelined:
-// renew and release take two round trips, acquire and switch three. Only
-// the registry worker uses it.
+// wait through the environment (registry_env.hpp) with a time limit. (A
+// host name is resolved with a blocking getaddrinfo, as libpq does: use an
+// address or a unix socket where DNS may hang.) The commands of a step are
+// pipelined: renew and release take two round trips, acquire and switch
+// four.
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -60,7 +79,7 @@ constexpr int64_t kKeepMs = int64_t{30} * 24 * 3600 * 1000;
 // A step that finds its keys changed this often in a row gives up (as
 // unreachable, so that the worker asks again later): only a registry under
 // a storm of writes gets there.
-constexpr int kMaxAttempts = 16;
+constexpr int kMaxAttempts = 32;
 
 // A test's handle on the moment between a step's reads and its EXEC, so
 // that tests/server/registry_redis_mixed.sh can run a 1.4 script exactly
@@ -260,6 +279,68 @@ bool read_time(const redisReply *r, int64_t *now_ms) {
         return false;
     }
     *now_ms = s * 1000 + us / 1000;
+    return true;
+}
+
+// A reply as a text that two reads of an unchanged key give alike: a
+// hash's fields sorted by name (HGETALL's order is Redis's), a string as it
+// is, nil as such.
+std::string canonical_text(const redisReply *r) {
+    if (r->type == REDIS_REPLY_NIL) {
+        return "nil";
+    }
+    if (is_text(r)) {
+        return "string " + std::string(r->str, r->len);
+    }
+    if (r->type != REDIS_REPLY_ARRAY) {
+        return "other";
+    }
+    std::vector<std::string> fields;
+    for (size_t i = 0; i + 1 < r->elements; i += 2) {
+        const redisReply *name = r->element[i];
+        const redisReply *value = r->element[i + 1];
+        if (!is_text(name) || !is_text(value)) {
+            return "other";
+        }
+        // Lengths first: no field's text can run into the next one's.
+        fields.push_back(std::to_string(name->len) + ":" + std::string(name->str, name->len) +
+                         std::to_string(value->len) + ":" + std::string(value->str, value->len));
+    }
+    std::sort(fields.begin(), fields.end());
+    std::string out = "hash";
+    for (const std::string &f : fields) {
+        out += " " + f;
+    }
+    return out;
+}
+
+// ZRANGE ... WITHSCORES (RESP2: member, score, ...) of node ids and whole
+// numbers, into *marks; false if it is not that.
+bool read_marks(const redisReply *r, bool fences, std::vector<snowflake::HighWater> *marks) {
+    if (r->type != REDIS_REPLY_ARRAY || r->elements % 2 != 0) {
+        return false;
+    }
+    for (size_t i = 0; i < r->elements; i += 2) {
+        int64_t node = -1;
+        if (!is_text(r->element[i]) || !is_text(r->element[i + 1]) ||
+            !parse_int(r->element[i]->str, &node) || node < 0) {
+            return false;
+        }
+        char *end = nullptr;
+        const double score = strtod(r->element[i + 1]->str, &end);
+        if (*end != '\0' || score < 0 || score > 9.0e15) {
+            return false;
+        }
+        snowflake::HighWater *mark = nullptr;
+        for (snowflake::HighWater &m : *marks) {
+            mark = m.node == node ? &m : mark;
+        }
+        if (mark == nullptr) {
+            marks->push_back(snowflake::HighWater{node, 0, 0, false});
+            mark = &marks->back();
+        }
+        (fences ? mark->fence : mark->floor_ms) = static_cast<int64_t>(score);
+    }
     return true;
 }
 
@@ -473,6 +554,23 @@ snowflake::StoreOutcome RedisRegistryStore::connect(snowflake::Error *err) {
         snprintf(why, sizeof why, kFormat, name);
         return unreachable("Redis may evict the registry's keys", why, err);
     }
+    // The high-water marks are written with ZADD GT (Redis 6.2). Where INFO
+    // is disabled, an older Redis refuses the first write, in its words.
+    outcome = command({"INFO", "server"}, &r, err);
+    if (outcome != snowflake::StoreOutcome::ok) {
+        return outcome;
+    }
+    if (is_text(r[0])) {
+        const char *field = strstr(r[0]->str, "redis_version:");
+        int major = 0, minor = 0;
+        if (field != nullptr && sscanf(field, "redis_version:%d.%d", &major, &minor) == 2 &&
+            (major < 6 || (major == 6 && minor < 2))) {
+            char why[96];
+            snprintf(why, sizeof why, "it is Redis %d.%d; the registry needs 6.2 or later", major,
+                     minor);
+            return unreachable("Redis is too old for the registry", why, err);
+        }
+    }
     return snowflake::StoreOutcome::ok;
 }
 
@@ -495,27 +593,41 @@ snowflake::StoreOutcome RedisRegistryStore::read_hash(const redisReply *r, const
     return snowflake::StoreOutcome::ok;
 }
 
-snowflake::StoreOutcome RedisRegistryStore::read_view(int64_t node, Step *step,
-                                                      snowflake::Error *err) {
+snowflake::StoreOutcome RedisRegistryStore::read_view(int64_t node,
+                                                      const std::vector<int64_t> &extra_nodes,
+                                                      Step *step, snowflake::Error *err) {
     step->view = snowflake::RegistryView{};
     step->view.can_lose_data = true;
+    step->view.keeps_high_water = true;
     step->view.guard_key = key("meta");
     step->stale_members.clear();
+    step->texts.clear();
     const char *what = "Redis failed to read the registry";
     RedisReplies r;
     snowflake::StoreOutcome outcome = snowflake::StoreOutcome::ok;
     std::vector<int64_t> nodes;
+    auto add_node = [&nodes](int64_t n) {
+        if (std::find(nodes.begin(), nodes.end(), n) == nodes.end()) {
+            nodes.push_back(n);
+        }
+    };
     if (node >= 0) {
         // renew and release: the one lease.
         nodes.push_back(node);
     } else {
-        // acquire and switch: the meta, the layout, the counter and which
-        // leases there are; then (below) every lease.
-        outcome = pipeline({{"WATCH", key("meta"), key("layout"), key("next_id"), key("leases")},
+        // acquire and switch: the meta, the layout, the counter, which
+        // leases there are and the high-water marks; then (below) every
+        // lease. Nothing is watched: the write checks what it depends on
+        // (watch_unchanged()), so that renewals of other ids, which write
+        // the index and the marks, do not make it start again. A WATCH left
+        // by an attempt that found its keys changed goes first.
+        outcome = pipeline({{"UNWATCH"},
                             {"HGETALL", key("meta")},
                             {"HGETALL", key("layout")},
                             {"GET", key("next_id")},
-                            {"ZRANGE", key("leases"), "0", "-1"}},
+                            {"ZRANGE", key("leases"), "0", "-1"},
+                            {"ZRANGE", key("fences"), "0", "-1", "WITHSCORES"},
+                            {"ZRANGE", key("floors"), "0", "-1", "WITHSCORES"}},
                            &r, err);
         if (outcome != snowflake::StoreOutcome::ok) {
             return outcome;
@@ -531,6 +643,9 @@ snowflake::StoreOutcome RedisRegistryStore::read_view(int64_t node, Step *step,
                 return outcome;
             }
         }
+        step->texts.emplace_back(key("meta"), canonical_text(r[1]));
+        step->texts.emplace_back(key("layout"), canonical_text(r[2]));
+        step->texts.emplace_back(key("next_id"), canonical_text(r[3]));
         const HashReply meta(r[1]);
         if (!meta.empty()) {
             snowflake::LossGuard guard;
@@ -560,27 +675,30 @@ snowflake::StoreOutcome RedisRegistryStore::read_view(int64_t node, Step *step,
             if (!is_text(m) || !parse_int(m->str, &n) || n < 0) {
                 return not_a_registry(key("leases"), "a member is not a node id", err);
             }
-            bool seen = false;
-            for (int64_t k : nodes) {
-                seen = seen || k == n;
+            add_node(n);
+        }
+        for (int i = 5; i <= 6; ++i) {
+            if (!read_marks(r[i], i == 5, &step->view.high)) {
+                return not_a_registry(key(i == 5 ? "fences" : "floors"),
+                                      "not a sorted set of node ids scored by whole numbers", err);
             }
-            if (!seen) {
-                nodes.push_back(n);
-            }
+        }
+        for (const snowflake::HighWater &mark : step->view.high) {
+            add_node(mark.node);
+        }
+        for (int64_t n : extra_nodes) {
+            add_node(n);
         }
     }
-    // The leases, watched before they are read; then the clock, read last
-    // so that it is as close to the EXEC as the reads allow.
+    // The leases (renew and release: watched before it is read); then the
+    // clock, read last so that it is as close to the write as the reads
+    // allow.
     std::vector<Command> reads;
-    if (!nodes.empty()) {
-        Command watch = {"WATCH"};
-        for (int64_t n : nodes) {
-            watch.push_back(lease_key(n));
-        }
-        reads.push_back(std::move(watch));
-        for (int64_t n : nodes) {
-            reads.push_back({"HGETALL", lease_key(n)});
-        }
+    if (node >= 0) {
+        reads.push_back({"WATCH", lease_key(node)});
+    }
+    for (int64_t n : nodes) {
+        reads.push_back({"HGETALL", lease_key(n)});
     }
     reads.push_back({"TIME"});
     outcome = pipeline(reads, &r, err);
@@ -591,13 +709,15 @@ snowflake::StoreOutcome RedisRegistryStore::read_view(int64_t node, Step *step,
     if (outcome != snowflake::StoreOutcome::ok) {
         return outcome;
     }
+    const size_t first = node >= 0 ? 1 : 0;
     for (size_t i = 0; i < nodes.size(); ++i) {
         const std::string k = lease_key(nodes[i]);
-        const redisReply *h = r[1 + i];
+        const redisReply *h = r[first + i];
         outcome = read_hash(h, k, err);
         if (outcome != snowflake::StoreOutcome::ok) {
             return outcome;
         }
+        step->texts.emplace_back(k, canonical_text(h));
         if (HashReply(h).empty()) {
             // Expired long after its lease and bound passed (kKeepMs).
             if (node < 0) {
@@ -614,6 +734,61 @@ snowflake::StoreOutcome RedisRegistryStore::read_view(int64_t node, Step *step,
     }
     if (!read_time(r[r.size() - 1], &step->view.now_ms)) {
         return unreachable(what, "TIME gave an answer that is not a time", err);
+    }
+    return snowflake::StoreOutcome::ok;
+}
+
+snowflake::StoreOutcome RedisRegistryStore::watch_unchanged(const Step &step,
+                                                            const snowflake::RegistryWrites &writes,
+                                                            bool *unchanged,
+                                                            std::vector<int64_t> *extra_nodes,
+                                                            snowflake::Error *err) {
+    *unchanged = false;
+    std::vector<std::string> keys = {key("meta"), key("layout")};
+    if (writes.never_leased_from) {
+        keys.push_back(key("next_id"));
+    }
+    for (const snowflake::LeaseRecord &l : writes.leases) {
+        keys.push_back(lease_key(l.node));
+    }
+    std::vector<Command> commands;
+    Command watch = {"WATCH"};
+    watch.insert(watch.end(), keys.begin(), keys.end());
+    commands.push_back(std::move(watch));
+    for (const std::string &k : keys) {
+        commands.push_back({k == key("next_id") ? "GET" : "HGETALL", k});
+    }
+    RedisReplies r;
+    snowflake::StoreOutcome outcome = pipeline(commands, &r, err);
+    if (outcome != snowflake::StoreOutcome::ok) {
+        return outcome;
+    }
+    outcome = check_errors(r, "Redis failed to read the registry", err);
+    if (outcome != snowflake::StoreOutcome::ok) {
+        return outcome;
+    }
+    *unchanged = true;
+    for (size_t i = 0; i < keys.size(); ++i) {
+        const std::string now = canonical_text(r[1 + i]);
+        // A lease the step did not read was not there: an empty hash.
+        std::string then = "hash";
+        for (const auto &[k, text] : step.texts) {
+            then = k == keys[i] ? text : then;
+        }
+        if (now == then) {
+            continue;
+        }
+        *unchanged = false;
+        // A lease hash where the step read none, which neither the index nor
+        // the marks list (a hand edit, an update aborted halfway): read from
+        // now on, and taken for what it says, never for a node id never
+        // leased.
+        for (const snowflake::LeaseRecord &l : writes.leases) {
+            if (keys[i] == lease_key(l.node) && then == "hash" &&
+                std::find(extra_nodes->begin(), extra_nodes->end(), l.node) == extra_nodes->end()) {
+                extra_nodes->push_back(l.node);
+            }
+        }
     }
     return snowflake::StoreOutcome::ok;
 }
@@ -693,6 +868,18 @@ snowflake::StoreOutcome RedisRegistryStore::write(const Step &step,
     if (writes.never_leased_from) {
         commands.push_back({"SET", key("next_id"), text_of(*writes.never_leased_from)});
     }
+    // The high-water marks, only raised (GT), but a give-back's floor.
+    for (const snowflake::HighWater &mark : writes.high) {
+        commands.push_back(
+            {"ZADD", key("fences"), "GT", text_of(mark.fence), member_of(mark.node)});
+        Command floor = {"ZADD", key("floors")};
+        if (!mark.give_back) {
+            floor.push_back("GT");
+        }
+        floor.push_back(text_of(mark.floor_ms));
+        floor.push_back(member_of(mark.node));
+        commands.push_back(std::move(floor));
+    }
     commands.push_back({"EXEC"});
     outcome = pipeline(commands, &r, err);
     if (outcome != snowflake::StoreOutcome::ok) {
@@ -751,6 +938,7 @@ snowflake::StoreOutcome RedisRegistryStore::step(int64_t node, Decide decide,
                                                  snowflake::Error *err) {
     until_ns_ = env_->call_until_ns();
     Step s;
+    std::vector<int64_t> extra_nodes;
     for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
         if (env_->stopping()) {
             return unreachable("the registry call was cut short", "the server is stopping", err);
@@ -759,12 +947,22 @@ snowflake::StoreOutcome RedisRegistryStore::step(int64_t node, Decide decide,
         if (outcome != snowflake::StoreOutcome::ok) {
             return outcome;
         }
-        outcome = read_view(node, &s, err);
+        outcome = read_view(node, extra_nodes, &s, err);
         if (outcome != snowflake::StoreOutcome::ok) {
             return outcome;
         }
         snowflake::RegistryWrites writes;
-        const snowflake::RuleOutcome decided = decide(s.view, &writes);
+        const snowflake::RuleOutcome decided = decide(s.view, &writes, attempt);
+        if (node < 0) {
+            bool unchanged = false;
+            outcome = watch_unchanged(s, writes, &unchanged, &extra_nodes, err);
+            if (outcome != snowflake::StoreOutcome::ok) {
+                return outcome;
+            }
+            if (!unchanged) {
+                continue;
+            }
+        }
         bool committed = false;
         outcome = write(s, writes, &committed, err);
         if (outcome != snowflake::StoreOutcome::ok) {
@@ -788,8 +986,10 @@ snowflake::StoreOutcome RedisRegistryStore::acquire(const snowflake::LeaseReques
     int64_t expires = 0;
     return step(
         -1,
-        [&](const snowflake::RegistryView &view, snowflake::RegistryWrites *writes) {
-            return snowflake::decide_acquire(request, view, writes, grant, &expires, err);
+        [&](const snowflake::RegistryView &view, snowflake::RegistryWrites *writes, int attempt) {
+            snowflake::LeaseRequest spread = request;
+            spread.spread = snowflake::retry_spread(request.holder.instance, attempt);
+            return snowflake::decide_acquire(spread, view, writes, grant, &expires, err);
         },
         err);
 }
@@ -798,7 +998,7 @@ snowflake::StoreOutcome RedisRegistryStore::renew(const snowflake::RenewRequest 
                                                   int64_t *expires_unix_ms, snowflake::Error *err) {
     return step(
         request.node,
-        [&](const snowflake::RegistryView &view, snowflake::RegistryWrites *writes) {
+        [&](const snowflake::RegistryView &view, snowflake::RegistryWrites *writes, int) {
             return snowflake::decide_renew(request, view, writes, expires_unix_ms, err);
         },
         err);
@@ -809,7 +1009,7 @@ snowflake::StoreOutcome RedisRegistryStore::release(int64_t node, int64_t fence,
     const snowflake::ReleaseRequest request{node, fence, instance, bound_unix_ms};
     return step(
         node,
-        [&](const snowflake::RegistryView &view, snowflake::RegistryWrites *writes) {
+        [&](const snowflake::RegistryView &view, snowflake::RegistryWrites *writes, int) {
             bool released = false;
             snowflake::decide_release(request, view, writes, &released);
             return snowflake::RuleOutcome::ok;
@@ -823,7 +1023,7 @@ snowflake::StoreOutcome RedisRegistryStore::switch_node(const snowflake::SwitchR
                                                         snowflake::Error *err) {
     return step(
         -1,
-        [&](const snowflake::RegistryView &view, snowflake::RegistryWrites *writes) {
+        [&](const snowflake::RegistryView &view, snowflake::RegistryWrites *writes, int) {
             return snowflake::decide_switch(request, view, writes, grant, expires_unix_ms, err);
         },
         err);

@@ -127,17 +127,30 @@ class RedisRegistryStore final : public snowflake::RegistryStore {
 
   private:
     using Command = std::vector<std::string>;
-    // What one attempt of a call read (and watched).
+    // What one attempt of a call read (and watched, for one lease).
     struct Step {
         snowflake::RegistryView view;
         std::vector<std::string> stale_members;  // of P:leases, whose hash is gone
+        // acquire and switch: each key read, as read (canonical_text()),
+        // for the write to tell whether it is unchanged.
+        std::vector<std::pair<std::string, std::string>> texts;
     };
 
     template <typename Decide>
     snowflake::StoreOutcome step(int64_t node, Decide decide, snowflake::Error *err);
-    // node >= 0: that lease only (renew, release); -1: everything (acquire,
-    // switch).
-    snowflake::StoreOutcome read_view(int64_t node, Step *step, snowflake::Error *err);
+    // node >= 0: that lease only, watched (renew, release); -1: everything,
+    // unwatched (acquire, switch), and the leases of extra_nodes.
+    snowflake::StoreOutcome read_view(int64_t node, const std::vector<int64_t> &extra_nodes,
+                                      Step *step, snowflake::Error *err);
+    // acquire and switch: WATCHes the keys the writes depend on (the meta,
+    // the layout, the counter if written, every lease written) and reads
+    // them again; *unchanged: whether each is as the step read it. A lease
+    // found where the step read none (a hash the index and the marks do
+    // not list) is added to *extra_nodes.
+    snowflake::StoreOutcome watch_unchanged(const Step &step,
+                                            const snowflake::RegistryWrites &writes,
+                                            bool *unchanged, std::vector<int64_t> *extra_nodes,
+                                            snowflake::Error *err);
     snowflake::StoreOutcome write(const Step &step, const snowflake::RegistryWrites &writes,
                                   bool *committed, snowflake::Error *err);
     snowflake::StoreOutcome pause_for_test(RedisReplies *r, snowflake::Error *err);
