@@ -9,6 +9,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -22,7 +23,10 @@ constexpr uint64_t kListenTag = 0;
 constexpr uint64_t kWakeTag = 1;
 constexpr uint64_t kTimerTag = 2;
 constexpr uint64_t kFirstConnId = 2;  // (id << 1) | side stays clear of the tags
-constexpr int64_t kRetryConnectNs = 5'000'000;
+// TCP's first retransmission of a SYN (RFC 6298's initial RTO), doubled
+// at each further one up to its sixth.
+constexpr int64_t kSynRetryNs = 1'000'000'000;
+constexpr int kSynRetriesDoubled = 6;
 
 int64_t now_ns() {
     timespec ts;
@@ -134,8 +138,7 @@ void *DelayProxy::thread_main(void *self) {
 void DelayProxy::loop() {
     epoll_event events[256];
     while (!stop_.load()) {
-        const int timeout_ms = retry_connects_.empty() ? -1 : 5;
-        const int n = epoll_wait(epoll_fd_, events, 256, timeout_ms);
+        const int n = epoll_wait(epoll_fd_, events, 256, -1);
         for (int i = 0; i < n; ++i) {
             const uint64_t tag = events[i].data.u64;
             if (tag == kListenTag) {
@@ -170,20 +173,32 @@ void DelayProxy::loop() {
                 arm(c, side);
             }
         }
-        if (!retry_connects_.empty() && !outage_.load()) {
-            std::vector<uint64_t> retry;
-            retry.swap(retry_connects_);
-            for (uint64_t id : retry) {
-                auto it = conns_.find(id);
-                if (it != conns_.end()) {
-                    start_connect(it->second);
-                }
+        const int64_t now = now_ns();
+        while (!retry_connects_.empty() && retry_connects_.begin()->first <= now &&
+               !outage_.load()) {
+            const uint64_t id = retry_connects_.begin()->second;
+            retry_connects_.erase(retry_connects_.begin());
+            auto it = conns_.find(id);
+            if (it == conns_.end()) {
+                continue;
+            }
+            if (it->second->client_eof_read) {
+                kill(it->second);  // closed in SYN_SENT: nothing more is sent
+            } else {
+                start_connect(it->second);
             }
         }
-        process_due(now_ns());
+        process_due(now);
         itimerspec spec{};
-        if (!queue_.empty() && !outage_.load()) {
-            const int64_t due = std::max<int64_t>(queue_.front().due_ns, 1);
+        if (!outage_.load() && (!queue_.empty() || !retry_connects_.empty())) {
+            int64_t due = INT64_MAX;
+            if (!queue_.empty()) {
+                due = queue_.front().due_ns;
+            }
+            if (!retry_connects_.empty()) {
+                due = std::min(due, retry_connects_.begin()->first);
+            }
+            due = std::max<int64_t>(due, 1);
             spec.it_value.tv_sec = due / 1'000'000'000;
             spec.it_value.tv_nsec = due % 1'000'000'000;
         }
@@ -338,8 +353,9 @@ void DelayProxy::start_connect(Conn *c) {
         rc = connect(fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr);
     }
     if (rc != 0 && errno == EAGAIN && unix_socket) {
-        close(fd);  // the listener's backlog is full: try again shortly
-        retry_connects_.push_back(c->id);
+        close(fd);  // the listener's backlog is full
+        const int doubled = std::min(c->connect_tries++, kSynRetriesDoubled);
+        retry_connects_.emplace(now_ns() + (kSynRetryNs << doubled), c->id);
         return;
     }
     if (rc != 0 && errno != EINPROGRESS) {

@@ -17,6 +17,7 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -56,6 +57,7 @@ class DelayProxy {
         bool connected = false;        // upstream connect completed
         bool connecting = false;       // connect in progress (EINPROGRESS)
         bool client_eof_read = false;  // the client's end was read
+        int connect_tries = 0;         // refused for a full backlog so far
         bool reading[2] = {true, true};
         Direction dir[2];  // 0: client to upstream, 1: upstream to client
     };
@@ -97,8 +99,10 @@ class DelayProxy {
     uint64_t next_id_ = 1;
     std::unordered_map<uint64_t, Conn *> conns_;
     std::deque<Item> queue_;
-    // Unix socket connects refused for a full backlog (EAGAIN), tried again.
-    std::vector<uint64_t> retry_connects_;
+    // Connects refused for a full backlog (a unix socket's EAGAIN), tried
+    // again as TCP retransmits a SYN the listener dropped: after 1 s, then
+    // 2 s, 4 s... (due time, connection).
+    std::multimap<int64_t, uint64_t> retry_connects_;
 };
 
 }  // namespace fleet
