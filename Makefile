@@ -26,6 +26,12 @@
 #   make bench-type the snowflake column type against a bigint key (bench/type-cost)
 #   make bench-time a snowflake compared with a time against the hand-written
 #                   boundary form on 10 M rows (bench/time-compare)
+#   make bench-fleet a fleet of simulated servers leasing node ids from a
+#                   PostgreSQL and a Redis registry through a delaying proxy: a
+#                   simultaneous start, restart and decommission waves, an outage
+#                   (bench/fleet/run, docs/benchmarks.md); STORE=pg|redis|both,
+#                   N, RTT_MS, SEED and the phases' knobs in the environment.
+#                   make build/fleet/fleet only builds the simulator
 #   make bench-wait one session against the layout's ceiling with max_clock_drift = 0,
 #                   at 6 to 12 sequence bits: the generator's wait for the next
 #                   millisecond (bench/ms-wait)
@@ -120,7 +126,7 @@ $(BUILD)/unit-objs/%.o: %.cpp $(wildcard src/core/*.hpp)
 $(GTEST_BIN): $(UNIT_OBJS)
 	g++ $(UNIT_OBJS) -lgtest -lgtest_main -pthread -o $@
 
-.PHONY: deps deps-frameworks deps-patroni unit test test-citus test-patroni test-lifecycle test-all-versions demo demo-stop bench bench-durable bench-toolkit bench-registry bench-type bench-time bench-wait format \
+.PHONY: deps deps-frameworks deps-patroni unit test test-citus test-patroni test-lifecycle test-all-versions demo demo-stop bench bench-durable bench-toolkit bench-registry bench-type bench-time bench-wait bench-fleet format \
 	check-format dist
 
 deps:
@@ -186,8 +192,29 @@ bench-time: deps
 bench-wait: deps
 	@bench/ms-wait
 
+# The fleet simulator: the core and the stores the extension links, with
+# the simulator's own files, as one program (no PostgreSQL server header).
+FLEET_SRCS = $(CORE_SRCS) $(STORE_SRCS) $(wildcard bench/fleet/*.cpp)
+FLEET_OBJS = $(patsubst %.cpp,$(BUILD)/fleet/objs/%.o,$(FLEET_SRCS))
+FLEET_CXXFLAGS = -std=c++20 -O2 -g -Wall -Wextra -Werror -pthread -Isrc \
+	-isystem $(shell $(PG_CONFIG) --includedir 2>/dev/null)
+
+$(BUILD)/fleet/objs/%.o: %.cpp $(wildcard src/core/*.hpp src/registry/*.hpp bench/fleet/*.hpp)
+	@mkdir -p $(dir $@)
+	g++ $(FLEET_CXXFLAGS) -c $< -o $@
+
+$(BUILD)/fleet/fleet: $(FLEET_OBJS)
+	g++ -pthread $(FLEET_OBJS) -lpq -lhiredis -o $@
+
+# N, STORE, RTT_MS, SEED and the phases' knobs reach bench/fleet/run
+# through the environment.
+bench-fleet: deps
+	@$(MAKE) --no-print-directory -j$(shell nproc) $(BUILD)/fleet/fleet
+	@bench/fleet/run
+
 format:
-	clang-format -i src/core/*.[ch]pp src/registry/*.[ch]pp src/pg/*.[ch]pp src/pg/registry/*.[ch]pp tests/unit/*.cpp
+	clang-format -i src/core/*.[ch]pp src/registry/*.[ch]pp src/pg/*.[ch]pp src/pg/registry/*.[ch]pp \
+		bench/fleet/*.[ch]pp tests/unit/*.cpp
 
 DIST_DIR = $(BUILD)
 
@@ -197,5 +224,6 @@ dist:
 # The C++ against .clang-format, and the shell scripts with shellcheck
 # (tools/check-shell finds them by their shebang).
 check-format:
-	clang-format --dry-run -Werror src/core/*.[ch]pp src/registry/*.[ch]pp src/pg/*.[ch]pp src/pg/registry/*.[ch]pp tests/unit/*.cpp
+	clang-format --dry-run -Werror src/core/*.[ch]pp src/registry/*.[ch]pp src/pg/*.[ch]pp \
+		src/pg/registry/*.[ch]pp bench/fleet/*.[ch]pp tests/unit/*.cpp
 	tools/check-shell
