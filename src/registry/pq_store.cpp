@@ -59,6 +59,7 @@ void PgRegistryStore::disconnect() {
         PQfinish(conn_);
         conn_ = nullptr;
     }
+    connecting_ = false;
     lease_table_.clear();
     layout_table_.clear();
 }
@@ -98,27 +99,51 @@ bool PgRegistryStore::wait_socket(snowflake::SocketWait wait, int64_t until_mono
 }
 
 snowflake::StoreOutcome PgRegistryStore::connect(snowflake::Error *err) {
-    if (conn_ != nullptr) {
+    if (conn_ != nullptr && !connecting_) {
         return snowflake::StoreOutcome::ok;
     }
     const int64_t until = env_->call_until_ns();
-    conn_ = PQconnectStart(conninfo_);
-    if (conn_ == nullptr || PQstatus(conn_) == CONNECTION_BAD) {
-        return unreachable("could not connect", err);
+    // A connection attempt still under way when a call ran out of time is
+    // taken up by the next call, not abandoned: the registry accepts
+    // connections one after another, and one given up on still costs it a
+    // backend to start and end. A thousand servers starting at once and
+    // starting over every few seconds would keep its queue full of
+    // connections nobody waits for. An attempt that has not got through in
+    // kPendingConnectMs (a host that took the connection and never
+    // answered) starts over.
+    if (conn_ != nullptr &&
+        env_->monotonic_ns() - connect_started_ns_ > kPendingConnectMs * snowflake::kNsPerMs) {
+        disconnect();
     }
-    PostgresPollingStatusType poll = PGRES_POLLING_WRITING;
-    while (poll != PGRES_POLLING_OK) {
-        if (poll == PGRES_POLLING_FAILED) {
+    if (conn_ == nullptr) {
+        conn_ = PQconnectStart(conninfo_);
+        if (conn_ == nullptr || PQstatus(conn_) == CONNECTION_BAD) {
             return unreachable("could not connect", err);
         }
-        const snowflake::SocketWait wait = poll == PGRES_POLLING_READING
+        connecting_ = true;
+        connect_poll_ = PGRES_POLLING_WRITING;
+        connect_started_ns_ = env_->monotonic_ns();
+    }
+    while (connect_poll_ != PGRES_POLLING_OK) {
+        if (connect_poll_ == PGRES_POLLING_FAILED) {
+            return unreachable("could not connect", err);
+        }
+        const snowflake::SocketWait wait = connect_poll_ == PGRES_POLLING_READING
                                                ? snowflake::SocketWait::readable
                                                : snowflake::SocketWait::writable;
         if (!wait_socket(wait, until)) {
-            return unreachable("timed out connecting", err);
+            snowflake::fail(err, snowflake::ErrorCode::registry,
+                            "timed out connecting: no answer within %lld ms, or by the lease's "
+                            "deadline; the attempt goes on with the next call",
+                            static_cast<long long>(snowflake::kRegistryTimeoutMs));
+            if (env_->stopping()) {
+                disconnect();
+            }
+            return snowflake::StoreOutcome::unreachable;
         }
-        poll = PQconnectPoll(conn_);
+        connect_poll_ = PQconnectPoll(conn_);
     }
+    connecting_ = false;
     if (PQsetnonblocking(conn_, 1) != 0 || !PQenterPipelineMode(conn_)) {
         return unreachable("could not use the connection", err);
     }
@@ -228,7 +253,21 @@ snowflake::StoreOutcome PgRegistryStore::exchange(int count, const Statement *st
         state != nullptr && (strncmp(state, "08", 2) == 0 || strncmp(state, "57", 2) == 0 ||
                              strcmp(state, "55P03") == 0);
     table_missing_ = state != nullptr && strcmp(state, "42P01") == 0;  // undefined_table
+    const bool lock_timeout = state != nullptr && strcmp(state, "55P03") == 0;
     PQclear(failed);
+    // A lock not granted in time leaves a sound connection: its transaction
+    // is rolled back and the connection kept, so that a busy registry is
+    // not also asked for a new backend by every call that waited.
+    if (lock_timeout) {
+        const Statement rollback = {"ROLLBACK", 0, nullptr};
+        PGresult *done = nullptr;
+        snowflake::Error rollback_err;
+        if (exchange(1, &rollback, &done, until_mono_ns, &rollback_err) ==
+            snowflake::StoreOutcome::ok) {
+            PQclear(done);
+            return snowflake::StoreOutcome::unreachable;
+        }
+    }
     // A transaction the error left open and aborted ends with the
     // connection; so do the tables' names, if they went away (moved by an
     // update, or the extension dropped and made anew elsewhere): they are
@@ -342,6 +381,11 @@ constexpr const char *kLeaseTypes[] = {"integer",         "bigint",          "pg
                                        "pg_catalog.text", "integer",         "bigint",
                                        nullptr,           nullptr,           nullptr,
                                        nullptr,           "bigint"};
+
+// The advisory locks of the writes (write_if_unchanged()): their class
+// ("Snow"), and the key of the layout's, below every node id.
+constexpr int kAdvisoryLockClass = 0x536e6f77;
+constexpr int64_t kLayoutLockKey = -1;
 
 snowflake::LeaseRecord lease_at(PGresult *rows, int row) {
     snowflake::LeaseRecord l;
@@ -587,28 +631,40 @@ snowflake::StoreOutcome PgRegistryStore::write_if_unchanged(
               " RETURNING node_id";
     sql += upsert;
     const std::string lock_timeout = lock_timeout_setting(until_mono_ns);
-    // SHARE ROW EXCLUSIVE: the lock every server since 1.3 takes to change
-    // the leases (1.3 and 1.4 in the registry's SQL functions, 1.5 across
-    // its read and write). Here it is held only while the registry runs the
-    // statement and commits, not across a round trip: the check and the
-    // write see every change committed before it.
-    const std::string lock = "LOCK TABLE " + lease_table_ + " IN SHARE ROW EXCLUSIVE MODE";
+    // Calls of this version wait only for those that write the same
+    // records: a transaction-level advisory lock per node id written (and
+    // one for the layout), taken in one order, so that renewals of
+    // different ids commit side by side. The write itself takes the lease
+    // table's ROW EXCLUSIVE lock, which waits for the SHARE ROW EXCLUSIVE
+    // lock every server before 1.6 takes to change the leases (1.3 and 1.4
+    // in the registry's SQL functions, 1.5 across its read and write), and
+    // they for it; its snapshot is taken once it has the lock, so the
+    // check sees every change committed before.
+    std::vector<int64_t> lock_keys = nodes;
+    if (writes.layout) {
+        lock_keys.insert(lock_keys.begin(), kLayoutLockKey);
+    }
+    std::vector<std::string> locks;
+    for (int64_t k : lock_keys) {
+        locks.push_back("SELECT pg_catalog.pg_advisory_xact_lock(" +
+                        std::to_string(kAdvisoryLockClass) + ", " + std::to_string(k) + ")");
+    }
     const char *const *values = params.values();
-    const Statement statements[] = {
-        {"BEGIN ISOLATION LEVEL READ COMMITTED", 0, nullptr},
-        {lock_timeout.c_str(), 0, nullptr},
-        {lock.c_str(), 0, nullptr},
-        {sql.c_str(), params.count(), values},
-        {"COMMIT", 0, nullptr},
-    };
-    constexpr int kCount = sizeof statements / sizeof statements[0];
-    PGresult *results[kCount];
-    const snowflake::StoreOutcome outcome =
-        exchange(kCount, statements, results, until_mono_ns, err);
+    std::vector<Statement> statements = {{"BEGIN ISOLATION LEVEL READ COMMITTED", 0, nullptr},
+                                         {lock_timeout.c_str(), 0, nullptr}};
+    for (const std::string &l : locks) {
+        statements.push_back({l.c_str(), 0, nullptr});
+    }
+    const size_t write_at = statements.size();
+    statements.push_back({sql.c_str(), params.count(), values});
+    statements.push_back({"COMMIT", 0, nullptr});
+    std::vector<PGresult *> results(statements.size(), nullptr);
+    const snowflake::StoreOutcome outcome = exchange(
+        static_cast<int>(statements.size()), statements.data(), results.data(), until_mono_ns, err);
     if (outcome != snowflake::StoreOutcome::ok) {
         return outcome;
     }
-    *written = PQntuples(results[3]) == static_cast<int>(writes.leases.size());
+    *written = PQntuples(results[write_at]) == static_cast<int>(writes.leases.size());
     for (PGresult *r : results) {
         PQclear(r);
     }

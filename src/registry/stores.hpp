@@ -96,6 +96,11 @@ class PgRegistryStore final : public snowflake::RegistryStore {
     const char *conninfo_;
     snowflake::RegistryEnv *env_;
     PGconn *conn_ = nullptr;
+    // A connection attempt under way (connect()), and where it is.
+    bool connecting_ = false;
+    int connect_poll_ = 0;  // PostgresPollingStatusType
+    int64_t connect_started_ns_ = 0;
+    static constexpr int64_t kPendingConnectMs = 30000;
     bool own_server_ = false;  // the registry is this server itself
     // The registry's tables, schema-qualified and quoted ("schema".name);
     // empty until looked up on the current connection.

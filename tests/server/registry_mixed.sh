@@ -95,7 +95,7 @@ old_pid=$!
 # At least: a call that ran out of time while waiting leaves its backend
 # queued, and the call asks again.
 waiting="SELECT count(*) >= 3 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE"
-sf_poll registry "$waiting 'LOCK TABLE %snowflake_registry_lease%'" t
+sf_poll registry "$waiting 'WITH unchanged AS %snowflake_registry_lease%'" t
 sf_log "ok: the new servers' calls wait for the lock an old call takes"
 waiting="SELECT count(*) >= 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE"
 sf_poll registry "$waiting '%snowflake_registry_renew%'" t
