@@ -3,17 +3,16 @@
 // registry's clock, the layout and the leases the rule needs as one
 // snapshot, without a lock; lets the core's rule decide
 // (src/core/lease_rules.hpp); and writes what it decided in one statement
-// that writes only if every record it writes is still exactly as read
-// (its row's text), under the lock every server since 1.3 takes to change
-// the leases (SHARE ROW EXCLUSIVE: the registry's SQL functions of 1.3 and
-// 1.4 take it, 1.5 held it across its read and write). The lock is held
-// while the registry runs that statement and commits, not across a round
-// trip, so calls are not served one per round trip, and renewals of
-// different ids never wait for each other's network. When another call
-// changed a record between the read and the write, nothing is written and
-// the call reads and decides again; an 'auto' acquire then spreads its
-// choice (LeaseRequest::spread), so that servers starting at once stop
-// racing for the same id. Nothing of the rules is here or in the SQL.
+// that writes only if every record it writes is still exactly as read (its
+// row's text). The write waits only for writes of the same records (an
+// advisory lock per node id) and for servers before 1.6, which lock the
+// whole table (write_if_unchanged() says how); no lock is held across a
+// round trip, so calls are not served one per round trip, and renewals of
+// different ids commit side by side. When another call changed a record
+// between the read and the write, nothing is written and the call reads
+// and decides again; an 'auto' acquire then spreads its choice
+// (LeaseRequest::spread), so that servers starting at once stop racing for
+// the same id. Nothing of the rules is here or in the SQL.
 //
 // Every name in the statements sent is schema-qualified, operators and
 // types included: the registry role's search_path may start with a schema
