@@ -59,6 +59,7 @@ void PgRegistryStore::disconnect() {
         conn_ = nullptr;
     }
     connecting_ = false;
+    draining_ = false;
     lease_table_.clear();
     layout_table_.clear();
 }
@@ -166,6 +167,74 @@ bool PgRegistryStore::next_result(int64_t until_mono_ns, PGresult **result) {
     return true;
 }
 
+// A pipeline whose answer did not come within the call's time (a registry
+// cut off, or too busy to answer): the connection is kept, and the next
+// call reads the late answers first (drain()). Dropped, it would be paid
+// for again with a new backend when the registry comes back, by every
+// server at once.
+snowflake::StoreOutcome PgRegistryStore::left_pending(int count, PGresult **results,
+                                                      snowflake::Error *err) {
+    for (int i = 0; i < count; ++i) {
+        if (results[i] != nullptr) {
+            PQclear(results[i]);
+            results[i] = nullptr;
+        }
+    }
+    if (env_->stopping()) {
+        return unreachable("no answer to a query", err);
+    }
+    draining_ = true;
+    snowflake::fail(err, snowflake::ErrorCode::registry,
+                    "no answer to a query within %lld ms, or by the lease's deadline; the "
+                    "connection waits for it",
+                    static_cast<long long>(snowflake::kRegistryTimeoutMs));
+    return snowflake::StoreOutcome::unreachable;
+}
+
+snowflake::StoreOutcome PgRegistryStore::drain(int64_t until_mono_ns, snowflake::Error *err) {
+    for (;;) {  // what the last call could not send yet
+        const int flushed = PQflush(conn_);
+        if (flushed == 0) {
+            break;
+        }
+        if (flushed < 0) {
+            return unreachable("could not send a query", err);
+        }
+        if (!wait_socket(snowflake::SocketWait::writable, until_mono_ns)) {
+            return left_pending(0, nullptr, err);
+        }
+    }
+    // Every answer up to the pipeline's sync, whatever it says: the call
+    // that sent it reported no outcome, and the rules make a late one
+    // harmless (a late grant is this run's to ask for again, a late
+    // renewal only moves an expiry the server does not count on).
+    for (;;) {
+        PGresult *r = nullptr;
+        if (!next_result(until_mono_ns, &r)) {
+            return PQstatus(conn_) == CONNECTION_OK ? left_pending(0, nullptr, err)
+                                                    : unreachable("no answer to a query", err);
+        }
+        const bool sync = r != nullptr && PQresultStatus(r) == PGRES_PIPELINE_SYNC;
+        if (r != nullptr) {
+            PQclear(r);
+        }
+        if (sync) {
+            break;
+        }
+    }
+    draining_ = false;
+    if (PQtransactionStatus(conn_) != PQTRANS_IDLE) {
+        const Statement rollback = {"ROLLBACK", 0, nullptr};
+        PGresult *done = nullptr;
+        const snowflake::StoreOutcome outcome = exchange(1, &rollback, &done, until_mono_ns, err);
+        if (outcome != snowflake::StoreOutcome::ok) {
+            return outcome;
+        }
+        PQclear(done);
+    }
+    return snowflake::StoreOutcome::ok;
+}
+
 snowflake::StoreOutcome PgRegistryStore::exchange(int count, const Statement *statements,
                                                   PGresult **results, int64_t until_mono_ns,
                                                   snowflake::Error *err) {
@@ -187,8 +256,11 @@ snowflake::StoreOutcome PgRegistryStore::exchange(int count, const Statement *st
         if (flushed == 0) {
             break;
         }
-        if (flushed < 0 || !wait_socket(snowflake::SocketWait::writable, until_mono_ns)) {
+        if (flushed < 0) {
             return unreachable("could not send a query", err);
+        }
+        if (!wait_socket(snowflake::SocketWait::writable, until_mono_ns)) {
+            return left_pending(count, results, err);
         }
     }
     // Each statement's result is followed by a null; the sync's result comes
@@ -231,7 +303,8 @@ snowflake::StoreOutcome PgRegistryStore::exchange(int count, const Statement *st
         }
     }
     if (failed == nullptr) {
-        return unreachable("no answer to a query", err);
+        return PQstatus(conn_) == CONNECTION_OK ? left_pending(count, results, err)
+                                                : unreachable("no answer to a query", err);
     }
     const char *state = PQresultErrorField(failed, PG_DIAG_SQLSTATE);
     const char *primary = PQresultErrorField(failed, PG_DIAG_MESSAGE_PRIMARY);
@@ -684,6 +757,9 @@ template <typename Decide>
 snowflake::StoreOutcome PgRegistryStore::call(int64_t node, Decide decide, snowflake::Error *err) {
     snowflake::StoreOutcome outcome = connect(err);
     const int64_t until = env_->call_until_ns();
+    if (outcome == snowflake::StoreOutcome::ok && draining_) {
+        outcome = drain(until, err);
+    }
     int attempt = 0;
     while (outcome == snowflake::StoreOutcome::ok) {
         snowflake::RegistryView view;

@@ -81,6 +81,12 @@ class PgRegistryStore final : public snowflake::RegistryStore {
     // otherwise.
     snowflake::StoreOutcome exchange(int count, const Statement *statements, PGresult **results,
                                      int64_t until_mono_ns, snowflake::Error *err);
+    // A pipeline left unanswered by the call's time limit: kept for the next
+    // call to read (drain()); unreachable, saying so.
+    snowflake::StoreOutcome left_pending(int count, PGresult **results, snowflake::Error *err);
+    // The answers of such a pipeline, and a ROLLBACK if they left a
+    // transaction open.
+    snowflake::StoreOutcome drain(int64_t until_mono_ns, snowflake::Error *err);
     // The next result, waiting for it; false when the time limit passed,
     // *stop is set or the connection broke.
     bool next_result(int64_t until_mono_ns, PGresult **result);
@@ -98,7 +104,8 @@ class PgRegistryStore final : public snowflake::RegistryStore {
     PGconn *conn_ = nullptr;
     // A connection attempt under way (connect()), and where it is.
     bool connecting_ = false;
-    int connect_poll_ = 0;  // PostgresPollingStatusType
+    bool draining_ = false;  // a pipeline's answers are still to come
+    int connect_poll_ = 0;   // PostgresPollingStatusType
     int64_t connect_started_ns_ = 0;
     static constexpr int64_t kPendingConnectMs = 30000;
     bool own_server_ = false;  // the registry is this server itself
