@@ -738,12 +738,13 @@ snowflake::StoreOutcome RedisRegistryStore::read_view(int64_t node,
     return snowflake::StoreOutcome::ok;
 }
 
-snowflake::StoreOutcome RedisRegistryStore::watch_unchanged(const Step &step,
+snowflake::StoreOutcome RedisRegistryStore::watch_unchanged(Step *step,
                                                             const snowflake::RegistryWrites &writes,
-                                                            bool *unchanged,
+                                                            bool *unchanged, bool *refreshed,
                                                             std::vector<int64_t> *extra_nodes,
                                                             snowflake::Error *err) {
     *unchanged = false;
+    *refreshed = true;
     std::vector<std::string> keys = {key("meta"), key("layout")};
     if (writes.never_leased_from) {
         keys.push_back(key("next_id"));
@@ -751,7 +752,8 @@ snowflake::StoreOutcome RedisRegistryStore::watch_unchanged(const Step &step,
     for (const snowflake::LeaseRecord &l : writes.leases) {
         keys.push_back(lease_key(l.node));
     }
-    std::vector<Command> commands;
+    // The WATCHes of an attempt before go first: what counts is from now on.
+    std::vector<Command> commands = {{"UNWATCH"}};
     Command watch = {"WATCH"};
     watch.insert(watch.end(), keys.begin(), keys.end());
     commands.push_back(std::move(watch));
@@ -769,25 +771,58 @@ snowflake::StoreOutcome RedisRegistryStore::watch_unchanged(const Step &step,
     }
     *unchanged = true;
     for (size_t i = 0; i < keys.size(); ++i) {
-        const std::string now = canonical_text(r[1 + i]);
+        const redisReply *reply = r[2 + i];
+        const std::string now = canonical_text(reply);
         // A lease the step did not read was not there: an empty hash.
-        std::string then = "hash";
-        for (const auto &[k, text] : step.texts) {
-            then = k == keys[i] ? text : then;
+        std::string *then = nullptr;
+        for (auto &[k, text] : step->texts) {
+            then = k == keys[i] ? &text : then;
         }
-        if (now == then) {
+        if (then != nullptr ? now == *then : now == "hash") {
             continue;
         }
         *unchanged = false;
-        // A lease hash where the step read none, which neither the index nor
-        // the marks list (a hand edit, an update aborted halfway): read from
-        // now on, and taken for what it says, never for a node id never
-        // leased.
+        const snowflake::LeaseRecord *written = nullptr;
         for (const snowflake::LeaseRecord &l : writes.leases) {
-            if (keys[i] == lease_key(l.node) && then == "hash" &&
-                std::find(extra_nodes->begin(), extra_nodes->end(), l.node) == extra_nodes->end()) {
-                extra_nodes->push_back(l.node);
+            written = keys[i] == lease_key(l.node) ? &l : written;
+        }
+        if (written == nullptr) {
+            *refreshed = false;  // the meta, the layout or the counter: read all again
+            continue;
+        }
+        // A lease another call wrote meanwhile: the step takes it as it is
+        // now, so that the rule decides again on it without every lease
+        // read again (the others the write does not depend on). A hash
+        // where the step read none, which neither the index nor the marks
+        // list (a hand edit, an update aborted halfway), is taken for what
+        // it says, never for a node id never leased, and read by every
+        // attempt from now on.
+        const int64_t node = written->node;
+        if (then == nullptr &&
+            std::find(extra_nodes->begin(), extra_nodes->end(), node) == extra_nodes->end()) {
+            extra_nodes->push_back(node);
+        }
+        outcome = read_hash(reply, keys[i], err);
+        if (outcome != snowflake::StoreOutcome::ok) {
+            return outcome;
+        }
+        std::vector<snowflake::LeaseRecord> &leases = step->view.leases;
+        leases.erase(
+            std::remove_if(leases.begin(), leases.end(),
+                           [node](const snowflake::LeaseRecord &l) { return l.node == node; }),
+            leases.end());
+        if (!HashReply(reply).empty()) {
+            snowflake::LeaseRecord l;
+            std::string fault;
+            if (!read_lease(HashReply(reply), node, &l, &fault, env_)) {
+                return not_a_registry(keys[i], fault, err);
             }
+            leases.push_back(std::move(l));
+        }
+        if (then != nullptr) {
+            *then = now;
+        } else {
+            step->texts.emplace_back(keys[i], now);
         }
     }
     return snowflake::StoreOutcome::ok;
@@ -939,6 +974,7 @@ snowflake::StoreOutcome RedisRegistryStore::step(int64_t node, Decide decide,
     until_ns_ = env_->call_until_ns();
     Step s;
     std::vector<int64_t> extra_nodes;
+    bool read = true;
     for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
         if (env_->stopping()) {
             return unreachable("the registry call was cut short", "the server is stopping", err);
@@ -947,19 +983,24 @@ snowflake::StoreOutcome RedisRegistryStore::step(int64_t node, Decide decide,
         if (outcome != snowflake::StoreOutcome::ok) {
             return outcome;
         }
-        outcome = read_view(node, extra_nodes, &s, err);
-        if (outcome != snowflake::StoreOutcome::ok) {
-            return outcome;
+        if (read) {
+            outcome = read_view(node, extra_nodes, &s, err);
+            if (outcome != snowflake::StoreOutcome::ok) {
+                return outcome;
+            }
         }
+        read = true;
         snowflake::RegistryWrites writes;
         const snowflake::RuleOutcome decided = decide(s.view, &writes, attempt);
         if (node < 0) {
             bool unchanged = false;
-            outcome = watch_unchanged(s, writes, &unchanged, &extra_nodes, err);
+            bool refreshed = false;
+            outcome = watch_unchanged(&s, writes, &unchanged, &refreshed, &extra_nodes, err);
             if (outcome != snowflake::StoreOutcome::ok) {
                 return outcome;
             }
             if (!unchanged) {
+                read = !refreshed;
                 continue;
             }
         }

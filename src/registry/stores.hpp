@@ -156,12 +156,14 @@ class RedisRegistryStore final : public snowflake::RegistryStore {
                                       Step *step, snowflake::Error *err);
     // acquire and switch: WATCHes the keys the writes depend on (the meta,
     // the layout, the counter if written, every lease written) and reads
-    // them again; *unchanged: whether each is as the step read it. A lease
-    // found where the step read none (a hash the index and the marks do
-    // not list) is added to *extra_nodes.
-    snowflake::StoreOutcome watch_unchanged(const Step &step,
-                                            const snowflake::RegistryWrites &writes,
-                                            bool *unchanged, std::vector<int64_t> *extra_nodes,
+    // them again; *unchanged: whether each is as the step read it. Leases
+    // changed meanwhile are brought up to date in the step (*refreshed:
+    // all of what changed was, so the rule can decide again without a
+    // full read); a lease found where the step read none (a hash the index
+    // and the marks do not list) is also added to *extra_nodes.
+    snowflake::StoreOutcome watch_unchanged(Step *step, const snowflake::RegistryWrites &writes,
+                                            bool *unchanged, bool *refreshed,
+                                            std::vector<int64_t> *extra_nodes,
                                             snowflake::Error *err);
     snowflake::StoreOutcome write(const Step &step, const snowflake::RegistryWrites &writes,
                                   bool *committed, snowflake::Error *err);
