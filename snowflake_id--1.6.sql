@@ -278,8 +278,9 @@ COMMENT ON FUNCTION snowflake_registry_holder_text(text, integer, text, numeric)
 'A lease holder as snowflake_id''s messages name it';
 
 -- Leasing (1.5): a server's registry worker reads and writes the two tables
--- itself, in one transaction that locks snowflake_registry_lease in SHARE
--- ROW EXCLUSIVE mode, and the rules (who may take a lease, the floor a new
+-- itself (1.5: in one transaction that locks snowflake_registry_lease in
+-- SHARE ROW EXCLUSIVE mode; 1.6: reading without a lock and writing only
+-- records still as read, which waits for that lock), and the rules (who may take a lease, the floor a new
 -- holder starts above, the order ids are recycled in) are the library's,
 -- once for every kind of registry. Servers before 1.5 called the four
 -- functions below, which carried the rules in 1.3 and 1.4; they took the

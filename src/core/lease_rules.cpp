@@ -432,9 +432,10 @@ int64_t id_free_at_clock(const RegistryView &view, int64_t nodes, int64_t except
 // renewals and give-back do not match, and the larger of the two drifts,
 // so that the floor of the id's next holder lies above what either may
 // have issued. The standby never renews it: it ends at that expiry.
-LeaseRecord superseding(const LeaseRecord &old, const LeaseRequest &request, int64_t now_ms) {
+LeaseRecord superseding(const LeaseRecord &old, const LeaseRequest &request, int64_t now_ms,
+                        const HighWater *mark) {
     LeaseRecord ended = old;
-    ended.fence = old.fence + 1;
+    ended.fence = std::max(old.fence, mark != nullptr ? mark->fence : 0) + 1;
     set_holder(&ended, request.holder);
     ended.holder_max_clock_drift_ms =
         std::max(old.holder_max_clock_drift_ms, request.max_clock_drift_ms);
@@ -632,7 +633,8 @@ RuleOutcome decide_acquire(const LeaseRequest &request, const RegistryView &stor
     // back while no lease of this server was live.
     for (const LeaseRecord &other : view.leases) {
         if (other.node != target && takes_from_predecessor(other, request.holder, view.now_ms)) {
-            writes->leases.push_back(superseding(other, request, view.now_ms));
+            writes->leases.push_back(
+                superseding(other, request, view.now_ms, high_water_of(view, other.node)));
         }
     }
     grant_node(target, lease, request, view, 0, writes, grant, expires_unix_ms);

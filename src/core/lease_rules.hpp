@@ -2,10 +2,12 @@
 // lease, the floor a new holder starts above, the order ids are recycled
 // in, fences, timelines and the cluster's layout. They are pure functions:
 // given what the store holds for the node ids a call involves (a
-// RegistryView, read in one atomic step) and the server's request, each
-// decides the records to write, or the refusal and its message. A store
-// (src/registry/) only reads the view, calls the rule and writes the
-// records back atomically, retrying if anything it read changed meanwhile.
+// RegistryView) and the server's request, each decides the records to
+// write, or the refusal and its message. A store (src/registry/) only reads
+// the view, calls the rule and writes the records back atomically, and
+// only if every record it writes is still as it read it (deciding again
+// otherwise): a record's grant, fence and floor depend only on that record
+// and its high-water mark.
 // Every message a registry gives is therefore built here, once.
 //
 // The invariants the rules keep (tests/unit/lease_rules_test.cpp checks
@@ -107,7 +109,8 @@ struct HighWater {
     bool give_back = false;
 };
 
-// What the store holds, read in one atomic step with its clock.
+// What the store holds, with its clock read no earlier than the server
+// sent its call.
 struct RegistryView {
     int64_t now_ms = 0;
     std::optional<LayoutRecord> layout;
