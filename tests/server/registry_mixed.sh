@@ -94,8 +94,13 @@ old_renew 5 1 101 "$old_bound" >"$SF_WORK/old_renew.out" &
 old_pid=$!
 # At least: a call that ran out of time while waiting leaves its backend
 # queued, and the call asks again.
-waiting="SELECT count(*) >= 3 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE"
-sf_poll registry "$waiting 'WITH unchanged AS %snowflake_registry_lease%'" t
+# A new server's write waits for the table's lock, or, when another new
+# server writes the same node id (two 'auto' servers pick the same id
+# first), for that id's advisory lock, held by the one waiting for the
+# table.
+sf_poll registry "SELECT count(*) >= 3 FROM pg_stat_activity WHERE wait_event_type = 'Lock'
+    AND (query LIKE 'WITH unchanged AS %snowflake_registry_lease%'
+         OR query LIKE 'SELECT pg_catalog.pg_advisory_xact_lock(%')" t
 sf_log "ok: the new servers' calls wait for the lock an old call takes"
 waiting="SELECT count(*) >= 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE"
 sf_poll registry "$waiting '%snowflake_registry_renew%'" t
