@@ -191,18 +191,28 @@ snowflake::StoreOutcome PgRegistryStore::left_pending(int count, PGresult **resu
     return snowflake::StoreOutcome::unreachable;
 }
 
-snowflake::StoreOutcome PgRegistryStore::drain(int64_t until_mono_ns, snowflake::Error *err) {
-    for (;;) {  // what the last call could not send yet
+snowflake::StoreOutcome PgRegistryStore::flush_queued(int count, PGresult **results,
+                                                      int64_t until_mono_ns,
+                                                      snowflake::Error *err) {
+    for (;;) {
         const int flushed = PQflush(conn_);
         if (flushed == 0) {
-            break;
+            return snowflake::StoreOutcome::ok;
         }
         if (flushed < 0) {
             return unreachable("could not send a query", err);
         }
         if (!wait_socket(snowflake::SocketWait::writable, until_mono_ns)) {
-            return left_pending(0, nullptr, err);
+            return left_pending(count, results, err);
         }
+    }
+}
+
+snowflake::StoreOutcome PgRegistryStore::drain(int64_t until_mono_ns, snowflake::Error *err) {
+    // What the last call could not send yet.
+    const snowflake::StoreOutcome flushed = flush_queued(0, nullptr, until_mono_ns, err);
+    if (flushed != snowflake::StoreOutcome::ok) {
+        return flushed;
     }
     // Every answer up to the pipeline's sync, whatever it says: the call
     // that sent it reported no outcome, and the rules make a late one
@@ -251,17 +261,9 @@ snowflake::StoreOutcome PgRegistryStore::exchange(int count, const Statement *st
     if (!PQpipelineSync(conn_)) {
         return unreachable("could not send a query", err);
     }
-    for (;;) {  // flush what is queued
-        const int flushed = PQflush(conn_);
-        if (flushed == 0) {
-            break;
-        }
-        if (flushed < 0) {
-            return unreachable("could not send a query", err);
-        }
-        if (!wait_socket(snowflake::SocketWait::writable, until_mono_ns)) {
-            return left_pending(count, results, err);
-        }
+    const snowflake::StoreOutcome flushed = flush_queued(count, results, until_mono_ns, err);
+    if (flushed != snowflake::StoreOutcome::ok) {
+        return flushed;
     }
     // Each statement's result is followed by a null; the sync's result comes
     // last. After an error, the statements after it are aborted.

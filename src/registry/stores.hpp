@@ -84,6 +84,10 @@ class PgRegistryStore final : public snowflake::RegistryStore {
     // A pipeline left unanswered by the call's time limit: kept for the next
     // call to read (drain()); unreachable, saying so.
     snowflake::StoreOutcome left_pending(int count, PGresult **results, snowflake::Error *err);
+    // Sends what libpq has queued; a send the time limit cut short is left
+    // pending as left_pending() says (count results of the pipeline).
+    snowflake::StoreOutcome flush_queued(int count, PGresult **results, int64_t until_mono_ns,
+                                         snowflake::Error *err);
     // The answers of such a pipeline, and a ROLLBACK if they left a
     // transaction open.
     snowflake::StoreOutcome drain(int64_t until_mono_ns, snowflake::Error *err);
