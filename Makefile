@@ -206,6 +206,19 @@ $(BUILD)/fleet/objs/%.o: %.cpp $(wildcard src/core/*.hpp src/registry/*.hpp benc
 $(BUILD)/fleet/fleet: $(FLEET_OBJS)
 	g++ -pthread $(FLEET_OBJS) -lpq -lhiredis -o $@
 
+# A split brain's race on a real registry (tests/server/registry_race.sh),
+# through the same stores.
+RACE_SRCS = $(CORE_SRCS) $(STORE_SRCS) tests/registry/store_race.cpp
+RACE_OBJS = $(patsubst %.cpp,$(BUILD)/fleet/objs/%.o,$(RACE_SRCS))
+
+$(BUILD)/fleet/objs/tests/registry/%.o: tests/registry/%.cpp $(wildcard src/core/*.hpp src/registry/*.hpp)
+	@mkdir -p $(dir $@)
+	g++ $(FLEET_CXXFLAGS) -c $< -o $@
+
+$(BUILD)/tests/store_race: $(RACE_OBJS)
+	@mkdir -p $(dir $@)
+	g++ -pthread $(RACE_OBJS) -lpq -lhiredis -o $@
+
 # N, STORE, RTT_MS, SEED and the phases' knobs reach bench/fleet/run
 # through the environment.
 bench-fleet: deps
@@ -214,7 +227,7 @@ bench-fleet: deps
 
 format:
 	clang-format -i src/core/*.[ch]pp src/registry/*.[ch]pp src/pg/*.[ch]pp src/pg/registry/*.[ch]pp \
-		bench/fleet/*.[ch]pp tests/unit/*.cpp
+		bench/fleet/*.[ch]pp tests/registry/*.cpp tests/unit/*.cpp
 
 DIST_DIR = $(BUILD)
 
@@ -225,5 +238,5 @@ dist:
 # (tools/check-shell finds them by their shebang).
 check-format:
 	clang-format --dry-run -Werror src/core/*.[ch]pp src/registry/*.[ch]pp src/pg/*.[ch]pp \
-		src/pg/registry/*.[ch]pp bench/fleet/*.[ch]pp tests/unit/*.cpp
+		src/pg/registry/*.[ch]pp bench/fleet/*.[ch]pp tests/registry/*.cpp tests/unit/*.cpp
 	tools/check-shell

@@ -460,6 +460,8 @@ constexpr const char *kLeaseTypes[] = {"integer",         "bigint",          "pg
 // ("Snow"), and the key of the layout's, below every node id.
 constexpr int kAdvisoryLockClass = 0x536e6f77;
 constexpr int64_t kLayoutLockKey = -1;
+// And the class of a system identifier's ("Snox").
+constexpr int kSystemLockClass = 0x536e6f78;
 
 snowflake::LeaseRecord lease_at(PGresult *rows, int row) {
     snowflake::LeaseRecord l;
@@ -620,26 +622,42 @@ snowflake::StoreOutcome PgRegistryStore::read_view(
 }
 
 snowflake::StoreOutcome PgRegistryStore::write_if_unchanged(
-    const snowflake::RegistryWrites &writes,
-    const std::vector<std::pair<int64_t, std::string>> &row_texts, int64_t until_mono_ns,
-    bool *written, snowflake::Error *err) {
+    const snowflake::RegistryWrites &writes, const snowflake::RegistryView &view,
+    uint64_t system_id, const std::vector<std::pair<int64_t, std::string>> &row_texts,
+    int64_t until_mono_ns, bool *written, snowflake::Error *err) {
     *written = false;
     // A PostgreSQL registry keeps its records, so the rules give it no loss
     // guard and drop no record (RegistryView::can_lose_data is false); a
     // layout comes with a grant.
     Params params;
-    // The records written, as read: their rows' texts in node id order,
-    // joined as string_agg() joins them below; NULL if none was there.
     std::vector<int64_t> nodes;
     for (const snowflake::LeaseRecord &l : writes.leases) {
         nodes.push_back(l.node);
     }
     std::sort(nodes.begin(), nodes.end());
+    // The rows the write depends on: those it writes, and for an acquire or
+    // a switch (system_id set) every lease of the asking server's system,
+    // which the rules read to fence an old primary or refuse one; as read,
+    // their texts in node id order, joined as string_agg() joins them
+    // below, NULL if none was there.
+    std::vector<int64_t> covered = nodes;
+    if (system_id != 0) {
+        for (const snowflake::LeaseRecord &l : view.leases) {
+            if (l.holder_system_id == system_id) {
+                covered.push_back(l.node);
+            }
+        }
+        std::sort(covered.begin(), covered.end());
+        covered.erase(std::unique(covered.begin(), covered.end()), covered.end());
+    }
     std::string node_list = "{";
-    std::string expected;
-    bool any = false;
     for (int64_t n : nodes) {
         node_list += (node_list.size() > 1 ? "," : "") + std::to_string(n);
+    }
+    node_list += "}";
+    std::string expected;
+    bool any = false;
+    for (int64_t n : covered) {
         for (const auto &[node, text] : row_texts) {
             if (node == n) {
                 expected += (any ? "\n" : "") + text;
@@ -647,16 +665,20 @@ snowflake::StoreOutcome PgRegistryStore::write_if_unchanged(
             }
         }
     }
-    node_list += "}";
     const int nodes_param = params.add_text(node_list);
     const int expected_param = any ? params.add_text(expected) : params.add_null();
+    const int system_param = params.add_unsigned(system_id);
     // No row's text is empty: '' stands for none. (IS NOT DISTINCT FROM
     // would look = up by the search_path.)
     std::string sql =
         "WITH unchanged AS (SELECT COALESCE((SELECT pg_catalog.string_agg(l::pg_catalog.text, "
         "E'\\n' ORDER BY l.node_id) FROM " +
         lease_table_ + " l WHERE l.node_id OPERATOR(pg_catalog.=) ANY ($" +
-        std::to_string(nodes_param) + "::integer[])), '') OPERATOR(pg_catalog.=) COALESCE($" +
+        std::to_string(nodes_param) + "::integer[]) OR ($" + std::to_string(system_param) +
+        "::pg_catalog.numeric OPERATOR(pg_catalog.<>) 0 AND l.holder_system_id "
+        "OPERATOR(pg_catalog.=) $" +
+        std::to_string(system_param) +
+        "::pg_catalog.numeric)), '') OPERATOR(pg_catalog.=) COALESCE($" +
         std::to_string(expected_param) + "::pg_catalog.text, '')";
     if (writes.layout) {
         sql += " AND NOT EXISTS (SELECT FROM " + layout_table_ + ")";
@@ -719,6 +741,14 @@ snowflake::StoreOutcome PgRegistryStore::write_if_unchanged(
         lock_keys.insert(lock_keys.begin(), kLayoutLockKey);
     }
     std::vector<std::string> locks;
+    // First, for an acquire or a switch, its system's: two of them of one
+    // system (an old primary and its promoted standby) check and write one
+    // after the other, each seeing the other's lease.
+    if (system_id != 0) {
+        const uint32_t folded = static_cast<uint32_t>(system_id ^ (system_id >> 32)) & 0x7fffffffU;
+        locks.push_back("SELECT pg_catalog.pg_advisory_xact_lock(" +
+                        std::to_string(kSystemLockClass) + ", " + std::to_string(folded) + ")");
+    }
     for (int64_t k : lock_keys) {
         locks.push_back("SELECT pg_catalog.pg_advisory_xact_lock(" +
                         std::to_string(kAdvisoryLockClass) + ", " + std::to_string(k) + ")");
@@ -756,7 +786,8 @@ constexpr int kMaxAttempts = 32;
 }  // namespace
 
 template <typename Decide>
-snowflake::StoreOutcome PgRegistryStore::call(int64_t node, Decide decide, snowflake::Error *err) {
+snowflake::StoreOutcome PgRegistryStore::call(int64_t node, uint64_t system_id, Decide decide,
+                                              snowflake::Error *err) {
     snowflake::StoreOutcome outcome = connect(err);
     const int64_t until = env_->call_until_ns();
     if (outcome == snowflake::StoreOutcome::ok && draining_) {
@@ -792,7 +823,7 @@ snowflake::StoreOutcome PgRegistryStore::call(int64_t node, Decide decide, snowf
         const bool refused = decide(view, &writes, err, attempt) == snowflake::RuleOutcome::refused;
         bool written = true;
         if (!writes.leases.empty()) {
-            outcome = write_if_unchanged(writes, row_texts, until, &written, err);
+            outcome = write_if_unchanged(writes, view, system_id, row_texts, until, &written, err);
         }
         if (outcome == snowflake::StoreOutcome::ok && written) {
             outcome = refused ? snowflake::StoreOutcome::refused : snowflake::StoreOutcome::ok;
@@ -816,7 +847,7 @@ snowflake::StoreOutcome PgRegistryStore::acquire(const snowflake::LeaseRequest &
                                                  snowflake::LeaseGrant *grant,
                                                  snowflake::Error *err) {
     return call(
-        -1,
+        -1, request.holder.system_id,
         [&](const snowflake::RegistryView &view, snowflake::RegistryWrites *writes,
             snowflake::Error *e, int attempt) {
             snowflake::LeaseRequest spread = request;
@@ -830,7 +861,7 @@ snowflake::StoreOutcome PgRegistryStore::acquire(const snowflake::LeaseRequest &
 snowflake::StoreOutcome PgRegistryStore::renew(const snowflake::RenewRequest &request,
                                                int64_t *expires_unix_ms, snowflake::Error *err) {
     return call(
-        request.node,
+        request.node, 0,
         [&](const snowflake::RegistryView &view, snowflake::RegistryWrites *writes,
             snowflake::Error *e,
             int) { return snowflake::decide_renew(request, view, writes, expires_unix_ms, e); },
@@ -841,7 +872,7 @@ snowflake::StoreOutcome PgRegistryStore::release(int64_t node, int64_t fence, in
                                                  int64_t bound_unix_ms, snowflake::Error *err) {
     const snowflake::ReleaseRequest request = {node, fence, instance, bound_unix_ms};
     return call(
-        node,
+        node, 0,
         [&](const snowflake::RegistryView &view, snowflake::RegistryWrites *writes,
             snowflake::Error *, int) {
             bool released = false;  // no longer this run's: nothing to give back
@@ -856,7 +887,7 @@ snowflake::StoreOutcome PgRegistryStore::switch_node(const snowflake::SwitchRequ
                                                      int64_t *expires_unix_ms,
                                                      snowflake::Error *err) {
     return call(
-        -1,
+        -1, request.lease.holder.system_id,
         [&](const snowflake::RegistryView &view, snowflake::RegistryWrites *writes,
             snowflake::Error *e, int) {
             return snowflake::decide_switch(request, view, writes, grant, expires_unix_ms, e);

@@ -34,6 +34,12 @@
 //                 gone, and the list of ids leased before. Both are written
 //                 with every lease (ZADD GT: Redis 6.2 or later), so that
 //                 losing either or one hash loses neither.
+//   P:system:S    counter (1.6): moved by every acquire and switch of a
+//                 server of system identifier S, which WATCHes it (with
+//                 every lease of S), so that an old primary and its
+//                 promoted standby asking at once see each other's grant
+//                 (tests/server/registry_race.sh); expires kKeepMs after
+//                 the last
 // A lease's hash expires kKeepMs after the later of its end and its
 // recorded bound plus drift: the entries of servers long gone go away, and
 // no bound is forgotten before the clock has passed it by that much.
@@ -391,6 +397,10 @@ std::string RedisRegistryStore::key(const char *name) const {
     return std::string(target_->prefix) + ":" + name;
 }
 
+std::string RedisRegistryStore::system_key(uint64_t system_id) const {
+    return key("system:") + std::to_string(system_id);
+}
+
 std::string RedisRegistryStore::lease_key(int64_t node) const {
     return key("lease:") + text_of(node);
 }
@@ -627,7 +637,8 @@ snowflake::StoreOutcome RedisRegistryStore::read_view(int64_t node,
                             {"GET", key("next_id")},
                             {"ZRANGE", key("leases"), "0", "-1"},
                             {"ZRANGE", key("fences"), "0", "-1", "WITHSCORES"},
-                            {"ZRANGE", key("floors"), "0", "-1", "WITHSCORES"}},
+                            {"ZRANGE", key("floors"), "0", "-1", "WITHSCORES"},
+                            {"GET", system_key(step->system_id)}},
                            &r, err);
         if (outcome != snowflake::StoreOutcome::ok) {
             return outcome;
@@ -646,6 +657,7 @@ snowflake::StoreOutcome RedisRegistryStore::read_view(int64_t node,
         step->texts.emplace_back(key("meta"), canonical_text(r[1]));
         step->texts.emplace_back(key("layout"), canonical_text(r[2]));
         step->texts.emplace_back(key("next_id"), canonical_text(r[3]));
+        step->texts.emplace_back(system_key(step->system_id), canonical_text(r[7]));
         const HashReply meta(r[1]);
         if (!meta.empty()) {
             snowflake::LossGuard guard;
@@ -745,12 +757,36 @@ snowflake::StoreOutcome RedisRegistryStore::watch_unchanged(Step *step,
                                                             snowflake::Error *err) {
     *unchanged = false;
     *refreshed = true;
+    // Each key with its lease's node id, or -1.
     std::vector<std::string> keys = {key("meta"), key("layout")};
+    std::vector<int64_t> key_nodes = {-1, -1};
     if (writes.never_leased_from) {
         keys.push_back(key("next_id"));
+        key_nodes.push_back(-1);
     }
+    // The asking server's system: its counter, which every acquire and
+    // switch of the system moves (an old primary and its promoted standby
+    // asking at once see each other's lease), and every lease of it, which
+    // the rules read to fence or refuse an old primary.
+    if (step->system_id != 0) {
+        keys.push_back(system_key(step->system_id));
+        key_nodes.push_back(-1);
+    }
+    auto add_lease = [&](int64_t node) {
+        if (std::find(key_nodes.begin(), key_nodes.end(), node) == key_nodes.end()) {
+            keys.push_back(lease_key(node));
+            key_nodes.push_back(node);
+        }
+    };
     for (const snowflake::LeaseRecord &l : writes.leases) {
-        keys.push_back(lease_key(l.node));
+        add_lease(l.node);
+    }
+    if (step->system_id != 0) {
+        for (const snowflake::LeaseRecord &l : step->view.leases) {
+            if (l.holder_system_id == step->system_id) {
+                add_lease(l.node);
+            }
+        }
     }
     // The WATCHes of an attempt before go first: what counts is from now on.
     std::vector<Command> commands = {{"UNWATCH"}};
@@ -758,7 +794,8 @@ snowflake::StoreOutcome RedisRegistryStore::watch_unchanged(Step *step,
     watch.insert(watch.end(), keys.begin(), keys.end());
     commands.push_back(std::move(watch));
     for (const std::string &k : keys) {
-        commands.push_back({k == key("next_id") ? "GET" : "HGETALL", k});
+        const bool counter = k == key("next_id") || k.rfind(key("system:"), 0) == 0;
+        commands.push_back({counter ? "GET" : "HGETALL", k});
     }
     RedisReplies r;
     snowflake::StoreOutcome outcome = pipeline(commands, &r, err);
@@ -782,12 +819,8 @@ snowflake::StoreOutcome RedisRegistryStore::watch_unchanged(Step *step,
             continue;
         }
         *unchanged = false;
-        const snowflake::LeaseRecord *written = nullptr;
-        for (const snowflake::LeaseRecord &l : writes.leases) {
-            written = keys[i] == lease_key(l.node) ? &l : written;
-        }
-        if (written == nullptr) {
-            *refreshed = false;  // the meta, the layout or the counter: read all again
+        if (key_nodes[i] < 0) {
+            *refreshed = false;  // the meta, the layout or a counter: read all again
             continue;
         }
         // A lease another call wrote meanwhile: the step takes it as it is
@@ -797,7 +830,7 @@ snowflake::StoreOutcome RedisRegistryStore::watch_unchanged(Step *step,
         // list (a hand edit, an update aborted halfway), is taken for what
         // it says, never for a node id never leased, and read by every
         // attempt from now on.
-        const int64_t node = written->node;
+        const int64_t node = key_nodes[i];
         if (then == nullptr &&
             std::find(extra_nodes->begin(), extra_nodes->end(), node) == extra_nodes->end()) {
             extra_nodes->push_back(node);
@@ -903,6 +936,11 @@ snowflake::StoreOutcome RedisRegistryStore::write(const Step &step,
     if (writes.never_leased_from) {
         commands.push_back({"SET", key("next_id"), text_of(*writes.never_leased_from)});
     }
+    if (step.system_id != 0 && !writes.leases.empty()) {
+        // Kept as long as a lease hash: a system gone that long needs none.
+        commands.push_back({"INCR", system_key(step.system_id)});
+        commands.push_back({"PEXPIRE", system_key(step.system_id), text_of(kKeepMs)});
+    }
     // The high-water marks, only raised (GT), but a give-back's floor.
     for (const snowflake::HighWater &mark : writes.high) {
         commands.push_back(
@@ -969,10 +1007,11 @@ snowflake::StoreOutcome RedisRegistryStore::pause_for_test(RedisReplies *r, snow
 // One call: read, decide, write, as often as a watched key changed between
 // the reads and the EXEC. decide() returns the rule's outcome.
 template <typename Decide>
-snowflake::StoreOutcome RedisRegistryStore::step(int64_t node, Decide decide,
+snowflake::StoreOutcome RedisRegistryStore::step(int64_t node, uint64_t system_id, Decide decide,
                                                  snowflake::Error *err) {
     until_ns_ = env_->call_until_ns();
     Step s;
+    s.system_id = system_id;
     std::vector<int64_t> extra_nodes;
     bool read = true;
     for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
@@ -1026,7 +1065,7 @@ snowflake::StoreOutcome RedisRegistryStore::acquire(const snowflake::LeaseReques
                                                     snowflake::Error *err) {
     int64_t expires = 0;
     return step(
-        -1,
+        -1, request.holder.system_id,
         [&](const snowflake::RegistryView &view, snowflake::RegistryWrites *writes, int attempt) {
             snowflake::LeaseRequest spread = request;
             spread.spread = snowflake::retry_spread(request.holder.instance, attempt);
@@ -1038,7 +1077,7 @@ snowflake::StoreOutcome RedisRegistryStore::acquire(const snowflake::LeaseReques
 snowflake::StoreOutcome RedisRegistryStore::renew(const snowflake::RenewRequest &request,
                                                   int64_t *expires_unix_ms, snowflake::Error *err) {
     return step(
-        request.node,
+        request.node, 0,
         [&](const snowflake::RegistryView &view, snowflake::RegistryWrites *writes, int) {
             return snowflake::decide_renew(request, view, writes, expires_unix_ms, err);
         },
@@ -1049,7 +1088,7 @@ snowflake::StoreOutcome RedisRegistryStore::release(int64_t node, int64_t fence,
                                                     int64_t bound_unix_ms, snowflake::Error *err) {
     const snowflake::ReleaseRequest request{node, fence, instance, bound_unix_ms};
     return step(
-        node,
+        node, 0,
         [&](const snowflake::RegistryView &view, snowflake::RegistryWrites *writes, int) {
             bool released = false;
             snowflake::decide_release(request, view, writes, &released);
@@ -1063,7 +1102,7 @@ snowflake::StoreOutcome RedisRegistryStore::switch_node(const snowflake::SwitchR
                                                         int64_t *expires_unix_ms,
                                                         snowflake::Error *err) {
     return step(
-        -1,
+        -1, request.lease.holder.system_id,
         [&](const snowflake::RegistryView &view, snowflake::RegistryWrites *writes, int) {
             return snowflake::decide_switch(request, view, writes, grant, expires_unix_ms, err);
         },

@@ -58,7 +58,10 @@ class PgRegistryStore final : public snowflake::RegistryStore {
     // again (attempt + 1) while another call changed a record read between
     // the two. node: the lease to read, or -1 for all.
     template <typename Decide>
-    snowflake::StoreOutcome call(int64_t node, Decide decide, snowflake::Error *err);
+    // system_id: an acquire's or a switch's server, whose system's leases
+    // the write depends on too; 0 for a renewal or a release.
+    snowflake::StoreOutcome call(int64_t node, uint64_t system_id, Decide decide,
+                                 snowflake::Error *err);
     // SET LOCAL lock_timeout to what is left of the call.
     std::string lock_timeout_setting(int64_t until_mono_ns);
     // The registry's clock, the layout and the leases, as one snapshot and
@@ -71,9 +74,9 @@ class PgRegistryStore final : public snowflake::RegistryStore {
     // writes is still as read (row_texts) and, for a new layout, none was
     // recorded meanwhile; then COMMIT. *written: whether they were.
     snowflake::StoreOutcome write_if_unchanged(
-        const snowflake::RegistryWrites &writes,
-        const std::vector<std::pair<int64_t, std::string>> &row_texts, int64_t until_mono_ns,
-        bool *written, snowflake::Error *err);
+        const snowflake::RegistryWrites &writes, const snowflake::RegistryView &view,
+        uint64_t system_id, const std::vector<std::pair<int64_t, std::string>> &row_texts,
+        int64_t until_mono_ns, bool *written, snowflake::Error *err);
     // Sends count statements as one pipeline and waits for their results
     // (results[i]: the caller clears them). The first error fails the
     // whole, drops the connection (and with it any transaction open) and
@@ -150,10 +153,16 @@ class RedisRegistryStore final : public snowflake::RegistryStore {
         // acquire and switch: each key read, as read (canonical_text()),
         // for the write to tell whether it is unchanged.
         std::vector<std::pair<std::string, std::string>> texts;
+        // acquire and switch: the asking server's system identifier, whose
+        // leases and counter (P:system:ID) the write depends on too.
+        uint64_t system_id = 0;
     };
 
+    // system_id: an acquire's or a switch's server (Step::system_id); 0
+    // for a renewal or a release.
     template <typename Decide>
-    snowflake::StoreOutcome step(int64_t node, Decide decide, snowflake::Error *err);
+    snowflake::StoreOutcome step(int64_t node, uint64_t system_id, Decide decide,
+                                 snowflake::Error *err);
     // node >= 0: that lease only, watched (renew, release); -1: everything,
     // unwatched (acquire, switch), and the leases of extra_nodes.
     snowflake::StoreOutcome read_view(int64_t node, const std::vector<int64_t> &extra_nodes,
@@ -192,6 +201,7 @@ class RedisRegistryStore final : public snowflake::RegistryStore {
     bool wait_socket(snowflake::SocketWait wait, int64_t until_mono_ns);
     std::string key(const char *name) const;
     std::string lease_key(int64_t node) const;
+    std::string system_key(uint64_t system_id) const;
 
     const snowflake::RedisTarget *target_;
     snowflake::RegistryEnv *env_;

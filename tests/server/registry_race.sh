@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# A split brain's race on both stores (tests/registry/store_race.cpp): an
+# old primary taking its node id back and its promoted standby taking an
+# 'auto' id, both reading the registry before either writes (forced: the
+# stores' advisory locks held by the program on PostgreSQL, the pause hook
+# on Redis), each of the two writing first in turn. The second write must
+# see the first: the old primary's lease ended by the standby's grant and
+# its next renewal refused as replaced (the old primary first), or its
+# acquire refused as replaced (the standby first); never both holding an
+# id. Review finding F1 of issue 32.
+set -euo pipefail
+source "$(dirname "$0")/../lib/cluster.sh"
+sf_init_workspace
+sf_stage
+make -s -C "$SF_ROOT" build/tests/store_race >/dev/null
+
+for store in pg redis; do
+    for first in old_primary standby; do
+        name=registry_${store}_$first
+        SF_REGISTRY_STORE=$store sf_new_registry "$name"
+        if [ "$store" = pg ]; then
+            target=(--store=pg "--conninfo=$(sf_connstr "$name")")
+        else
+            target=(--store=redis "--url=redis+unix://$SF_REDIS_SOCKET")
+        fi
+        rc=0
+        out=$("$SF_ROOT/build/tests/store_race" "${target[@]}" "--first=$first" 2>&1) || rc=$?
+        printf '%s\n' "$out" >&2
+        sf_expect_match "$store, $first first: both acquires read the registry before either wrote" \
+            'both acquires read before either wrote' "$out"
+        sf_expect_eq "$store, $first first: the race's outcome is sound (exit status)" 0 "$rc"
+        if [ "$first" = old_primary ]; then
+            sf_expect_match "$store, $first first: the old primary's renewal refused as replaced" \
+                "the old primary's renewal was refused: this server was replaced" "$out"
+        else
+            sf_expect_match "$store, $first first: the old primary's acquire refused as replaced" \
+                "the old primary: refused: this server was replaced" "$out"
+        fi
+        SF_REGISTRY_STORE=$store sf_registry_stop "$name"
+    done
+done
