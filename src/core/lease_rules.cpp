@@ -536,7 +536,21 @@ RuleOutcome decide_acquire(const LeaseRequest &request, const RegistryView &stor
         }
         target = request.requested_node;
     } else {
-        if (request.preferred_node >= 0 && request.preferred_node < nodes) {
+        // A live lease of this very run: a grant of an earlier call whose
+        // answer never came back (the call ran out of time after the
+        // registry committed it). Taken again, with a new fence, rather
+        // than left to expire: this run never issued an ID on it, and a
+        // fleet with as many servers as ids would otherwise refuse its
+        // last servers for a lease_ttl.
+        for (const LeaseRecord &lease : view.leases) {
+            if (lease.node < nodes && is_live(lease, view.now_ms) &&
+                lease.holder_instance == request.holder.instance &&
+                lease.holder_system_id == request.holder.system_id) {
+                target = lease.node;
+                break;
+            }
+        }
+        if (target < 0 && request.preferred_node >= 0 && request.preferred_node < nodes) {
             const LeaseRecord *lease = find(view, request.preferred_node);
             if (lease != nullptr && takes_from_predecessor(*lease, request.holder, view.now_ms)) {
                 target =

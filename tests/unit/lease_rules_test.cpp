@@ -287,6 +287,48 @@ TEST(LeaseRules, SameRunAskingAgainGetsANewFenceAboveItsBound) {
     EXPECT_TRUE(release(&store, 3, 2, s.instance, kNow + 30'000 + kDrift, kNow + 6));
 }
 
+TEST(LeaseRules, AutoTakesBackAGrantOfItsOwnRunWhoseAnswerWasLost) {
+    // Layout 1 + 2 bits: ids 0-7, 5 and 6 held by others.
+    Store store;
+    for (int64_t n : {5, 6}) {
+        Server o = other_server();
+        o.instance = 100 + n;
+        ASSERT_EQ(acquire(&store, o.request(n)).outcome, RuleOutcome::ok);
+    }
+    // A grant of id 0 whose answer this run never got: it asks again, with
+    // no durable state, spreading its choice as a retry does.
+    const Server s;
+    ASSERT_EQ(acquire(&store, s.request()).outcome, RuleOutcome::ok);
+    ASSERT_EQ(store.leases.at(0).holder_instance, s.instance);
+    LeaseRequest again = s.request();
+    again.spread = 3;
+    Answer a;
+    ASSERT_EQ(decide_acquire(again, store.view(kNow + 1), &a.writes, &a.grant, &a.expires, &a.err),
+              RuleOutcome::ok);
+    EXPECT_EQ(a.grant.node, 0) << "its own live lease, not another id left leaked until it expires";
+    EXPECT_EQ(a.grant.fence, 2);
+    // Another run of the same server (a restart) does not take it: that
+    // one goes by its durable state, and a live lease of an earlier run
+    // is not its to take without the recorded fence.
+    Server later = s;
+    later.instance = s.instance + 1;
+    Answer b;
+    ASSERT_EQ(decide_acquire(later.request(), store.view(kNow + 1), &b.writes, &b.grant, &b.expires,
+                             &b.err),
+              RuleOutcome::ok);
+    EXPECT_EQ(b.grant.node, 1);
+    // Every id leased, one of them to this run: no refusal, its own again.
+    for (int64_t n : {1, 2, 3, 4, 7}) {
+        Server o = other_server();
+        o.instance = 100 + n;
+        ASSERT_EQ(acquire(&store, o.request(n)).outcome, RuleOutcome::ok);
+    }
+    const Answer c = acquire(&store, s.request(), kNow + 2);
+    ASSERT_EQ(c.outcome, RuleOutcome::ok);
+    EXPECT_EQ(c.grant.node, 0);
+    EXPECT_EQ(c.grant.fence, 2);
+}
+
 TEST(LeaseRules, LaterRunTakesItsLiveLeaseWithTheRecordedFenceOnly) {
     Store store;
     Server s;
@@ -920,8 +962,10 @@ TEST(LeaseRules, DroppedRecordsBelowNeverLeasedFromAreNotNeverLeased) {
     ASSERT_EQ(a.outcome, RuleOutcome::ok);
     EXPECT_EQ(a.grant.node, 4);
     EXPECT_EQ(store.never_leased_from, 5);
-    a = acquire(&store, s.request(), kNow + 2);
-    EXPECT_EQ(a.grant.node, 6) << "5 held; the same run asking again without its fence";
+    Server another = s;
+    another.instance = s.instance + 1;
+    a = acquire(&store, another.request(), kNow + 2);
+    EXPECT_EQ(a.grant.node, 6) << "5 held; 4 held by another run";
     EXPECT_EQ(store.never_leased_from, 5) << "moves only when the grant is the id it names";
 }
 
