@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# The fleet simulator (bench/fleet/run --quick) against a PostgreSQL and a
-# Redis registry: a simultaneous start of 96 servers, steady renewals, a
+# The fleet simulator (bench/fleet/run --quick) against a PostgreSQL
+# registry, the same behind PgBouncer (transaction pooling, as
+# docs/many-servers.md recommends for a fleet) and a Redis registry: a
+# simultaneous start of 96 servers, steady renewals, a
 # restart wave, an outage of the registry, a decommission wave. Only what
 # must hold whatever the machine's speed (the timing targets belong to
 # make bench-fleet):
@@ -22,8 +24,17 @@ if [ "$rc" != 0 ]; then
     tail -n 60 "$SF_WORK/run.log" >&2
 fi
 sf_expect_eq "bench/fleet/run's exit status" 0 "$rc"
+rc=0
+STORE=pg POOLER=pgbouncer QUICK=1 N=96 RTT_MS=2 FLEET_OUT=$out/pooler "$SF_ROOT/bench/fleet/run" \
+    >"$SF_WORK/run-pooler.log" 2>&1 || rc=$?
+if [ "$rc" != 0 ]; then
+    tail -n 60 "$SF_WORK/run-pooler.log" >&2
+fi
+sf_expect_eq "bench/fleet/run's exit status, PostgreSQL behind PgBouncer" 0 "$rc"
+sf_expect_match "the simulated servers reached the registry through PgBouncer" \
+    'upstream=[^ ]*/pgbouncer/\.s\.PGSQL\.6432 ' "$(cat "$SF_WORK/run-pooler.log")"
 
-for store in pg redis; do
+for store in pg redis pooler/pg; do
     # Each check as "what<TAB>expected<TAB>got".
     while IFS=$'\t' read -r what want got; do
         sf_expect_eq "$store: $what" "$want" "$got"
