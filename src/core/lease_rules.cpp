@@ -79,6 +79,16 @@ bool takes_from_predecessor(const LeaseRecord &lease, const LeaseHolder &holder,
            lease.holder_system_id == holder.system_id && holder.timeline > lease.holder_timeline;
 }
 
+// A lease an acquire of `holder` ends for its holder: another run's, of an
+// older timeline of the same system (an old primary's, or a standby's
+// promoted before), not given back, live or expired. Expired too: the old
+// primary's renewal may still be on its way, and a renewal of an expired
+// lease nobody took over goes through (decide_renew).
+bool ends_for_successor(const LeaseRecord &lease, const LeaseHolder &holder) {
+    return lease.released_at_ms == 0 && lease.holder_instance != holder.instance &&
+           lease.holder_system_id == holder.system_id && holder.timeline > lease.holder_timeline;
+}
+
 // Refuses an old primary: `successor` is a live lease of its promoted
 // standby. The message says by whom; the hint never suggests another
 // worker_id or 'auto', which would only get it an id to diverge on.
@@ -639,14 +649,15 @@ RuleOutcome decide_acquire(const LeaseRequest &request, const RegistryView &stor
         }
         writes->layout = layout;
     }
-    // Every other live lease of an older timeline of this server's system
-    // is an old primary's (or its standby's, promoted before): each is ended
-    // for its holder, whatever id this server asked for, so that the old
-    // primary is replaced at its next renewal. At every grant, so that a
-    // later run of this server fences again an old primary that took an id
-    // back while no lease of this server was live.
+    // Every other lease of an older timeline of this server's system not
+    // given back, live or expired, is an old primary's (or its standby's,
+    // promoted before): each is ended for its holder, whatever id this
+    // server asked for, so that the old primary is refused at its next
+    // renewal, a late one of a lease that had expired included. At every
+    // grant, so that a later run of this server fences again an old primary
+    // that took an id back while no lease of this server was live.
     for (const LeaseRecord &other : view.leases) {
-        if (other.node != target && takes_from_predecessor(other, request.holder, view.now_ms)) {
+        if (other.node != target && ends_for_successor(other, request.holder)) {
             writes->leases.push_back(
                 superseding(other, request, view.now_ms, high_water_of(view, other.node)));
         }

@@ -79,9 +79,11 @@ int64_t wall_ms() {
 class RaceEnv final : public snowflake::RegistryEnv {
   public:
     int64_t monotonic_ns() override { return mono_ns(); }
-    int64_t call_until_ns() override {
-        return mono_ns() + snowflake::kRegistryTimeoutMs * snowflake::kNsPerMs;
-    }
+    // As long as the race waits for the calls to reach their writes
+    // (until_waiting()): a call's lock_timeout is what is left of it, and a
+    // loaded machine must not end the first call's wait before the second
+    // call has read.
+    int64_t call_until_ns() override { return mono_ns() + int64_t{60} * 1'000'000'000; }
     bool wait_socket(int fd, snowflake::SocketWait wait, int64_t until_mono_ns) override {
         const short events = wait == snowflake::SocketWait::readable ? POLLIN : POLLOUT;
         for (;;) {

@@ -307,6 +307,13 @@ TEST(LeaseRules, AutoTakesBackAGrantOfItsOwnRunWhoseAnswerWasLost) {
               RuleOutcome::ok);
     EXPECT_EQ(a.grant.node, 0) << "its own live lease, not another id left leaked until it expires";
     EXPECT_EQ(a.grant.fence, 2);
+    // Above the bound the lost grant recorded (a renewal may have come
+    // through before the answer was lost), as any grant of a used id.
+    ASSERT_EQ(renew(&store, 0, 1, s.instance, kNow + 30'000).outcome, RuleOutcome::ok);
+    ASSERT_EQ(decide_acquire(again, store.view(kNow + 1), &a.writes, &a.grant, &a.expires, &a.err),
+              RuleOutcome::ok);
+    EXPECT_EQ(a.grant.node, 0);
+    EXPECT_GE(a.grant.floor_unix_ms, kNow + 30'000 + kDrift);
     // Another run of the same server (a restart) does not take it: that
     // one goes by its durable state, and a live lease of an earlier run
     // is not its to take without the recorded fence.
@@ -490,6 +497,48 @@ TEST(LeaseRules, PromotedStandbyWithAutoLeasesAnotherIdAndFencesItsOldPrimary) {
     again.instance = 24;
     EXPECT_EQ(acquire(&store, again.request(-1, 1, a.grant.fence), kNow + 5).outcome,
               RuleOutcome::ok);
+}
+
+// The old primary's renewal of a lease that expired meanwhile reaches the
+// registry after its promoted standby's grant (a retry sent before its
+// deadline, a registry slow to answer): the grant ended that lease too, so
+// the renewal is refused, not let through as the renewal of a lease nobody
+// took over.
+TEST(LeaseRules, PromotedStandbyFencesAnExpiredLeaseItsOldPrimaryMayStillRenew) {
+    Store store;
+    const Server primary;
+    ASSERT_EQ(acquire(&store, primary.request()).outcome, RuleOutcome::ok);
+    ASSERT_EQ(renew_by(&store, primary, 0, 1, kNow + 40'000).outcome, RuleOutcome::ok);
+    const LeaseRecord before = store.leases.at(0);
+    Server standby = primary;
+    standby.instance = 22;
+    standby.host = "db1-standby";
+    standby.timeline = 2;
+    const int64_t later = before.expires_at_ms + 1;  // the old lease expired
+    const Answer a = acquire(&store, standby.request(), later);
+    ASSERT_EQ(a.outcome, RuleOutcome::ok);
+    ASSERT_EQ(a.writes.leases.size(), 2u) << "the grant and the expired lease, ended";
+    const LeaseRecord &ended = store.leases.at(0);
+    EXPECT_EQ(ended.fence, 2);
+    EXPECT_EQ(ended.holder_instance, 22);
+    EXPECT_EQ(ended.expires_at_ms, before.expires_at_ms) << "still expired";
+    EXPECT_EQ(ended.reserved_until_ms, kNow + 40'000);
+    const Answer r = renew_by(&store, primary, 0, 1, kNow + 50'000, later + 1);
+    ASSERT_EQ(r.outcome, RuleOutcome::refused);
+    EXPECT_STREQ(r.err.message, "the lease on node id 0 was lost");
+    // Asking again, it is refused as replaced.
+    const Answer back = acquire(&store, primary.request(-1, 0, 1), later + 2);
+    ASSERT_EQ(back.outcome, RuleOutcome::refused);
+    EXPECT_EQ(back.err.code, snowflake::ErrorCode::registry_replaced);
+    // A lease the old primary gave back is no longer its to renew: left as
+    // it is.
+    Store given;
+    ASSERT_EQ(acquire(&given, primary.request()).outcome, RuleOutcome::ok);
+    ASSERT_TRUE(release(&given, 0, 1, primary.instance, kNow + 10, kNow + 1));
+    const Answer b = acquire(&given, standby.request(), kNow + 2);
+    ASSERT_EQ(b.outcome, RuleOutcome::ok);
+    EXPECT_EQ(b.writes.leases.size(), 1u);
+    EXPECT_EQ(given.leases.at(0).holder_instance, primary.instance);
 }
 
 // A worker id per member: the promoted standby asks for its own id, and the
