@@ -71,14 +71,6 @@ bool held_by_successor(const LeaseRecord &lease, uint64_t system_id, int64_t ins
            lease.holder_instance != instance;
 }
 
-// The lease taking over which would make the asking server a promoted
-// standby replacing a live holder: same system, lower timeline, live, and
-// not this server's own earlier run (may_take's other cases).
-bool takes_from_predecessor(const LeaseRecord &lease, const LeaseHolder &holder, int64_t now_ms) {
-    return is_live(lease, now_ms) && lease.holder_instance != holder.instance &&
-           lease.holder_system_id == holder.system_id && holder.timeline > lease.holder_timeline;
-}
-
 // A lease an acquire of `holder` ends for its holder: another run's, of an
 // older timeline of the same system (an old primary's, or a standby's
 // promoted before), not given back, live or expired. Expired too: the old
@@ -87,6 +79,13 @@ bool takes_from_predecessor(const LeaseRecord &lease, const LeaseHolder &holder,
 bool ends_for_successor(const LeaseRecord &lease, const LeaseHolder &holder) {
     return lease.released_at_ms == 0 && lease.holder_instance != holder.instance &&
            lease.holder_system_id == holder.system_id && holder.timeline > lease.holder_timeline;
+}
+
+// The lease taking over which would make the asking server a promoted
+// standby replacing a live holder: same system, lower timeline, live, and
+// not this server's own earlier run (may_take's other cases).
+bool takes_from_predecessor(const LeaseRecord &lease, const LeaseHolder &holder, int64_t now_ms) {
+    return is_live(lease, now_ms) && ends_for_successor(lease, holder);
 }
 
 // Refuses an old primary: `successor` is a live lease of its promoted
