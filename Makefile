@@ -207,13 +207,9 @@ $(BUILD)/fleet/fleet: $(FLEET_OBJS)
 	g++ -pthread $(FLEET_OBJS) -lpq -lhiredis -o $@
 
 # A split brain's race on a real registry (tests/server/registry_race.sh),
-# through the same stores.
+# through the same stores (objects built by the fleet's rule above).
 RACE_SRCS = $(CORE_SRCS) $(STORE_SRCS) tests/registry/store_race.cpp
 RACE_OBJS = $(patsubst %.cpp,$(BUILD)/fleet/objs/%.o,$(RACE_SRCS))
-
-$(BUILD)/fleet/objs/tests/registry/%.o: tests/registry/%.cpp $(wildcard src/core/*.hpp src/registry/*.hpp)
-	@mkdir -p $(dir $@)
-	g++ $(FLEET_CXXFLAGS) -c $< -o $@
 
 $(BUILD)/tests/store_race: $(RACE_OBJS)
 	@mkdir -p $(dir $@)

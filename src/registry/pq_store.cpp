@@ -456,13 +456,6 @@ constexpr const char *kLeaseTypes[] = {"integer",         "bigint",          "pg
                                        nullptr,           nullptr,           nullptr,
                                        nullptr,           "bigint"};
 
-// The advisory locks of the writes (write_if_unchanged()): their class
-// ("Snow"), and the key of the layout's, below every node id.
-constexpr int kAdvisoryLockClass = 0x536e6f77;
-constexpr int64_t kLayoutLockKey = -1;
-// And the class of a system identifier's ("Snox").
-constexpr int kSystemLockClass = 0x536e6f78;
-
 snowflake::LeaseRecord lease_at(PGresult *rows, int row) {
     snowflake::LeaseRecord l;
     l.node = int_at(rows, row, 0);
@@ -745,13 +738,13 @@ snowflake::StoreOutcome PgRegistryStore::write_if_unchanged(
     // system (an old primary and its promoted standby) check and write one
     // after the other, each seeing the other's lease.
     if (system_id != 0) {
-        const uint32_t folded = static_cast<uint32_t>(system_id ^ (system_id >> 32)) & 0x7fffffffU;
         locks.push_back("SELECT pg_catalog.pg_advisory_xact_lock(" +
-                        std::to_string(kSystemLockClass) + ", " + std::to_string(folded) + ")");
+                        std::to_string(kSystemLockClass) + ", " +
+                        std::to_string(system_lock_key(system_id)) + ")");
     }
     for (int64_t k : lock_keys) {
         locks.push_back("SELECT pg_catalog.pg_advisory_xact_lock(" +
-                        std::to_string(kAdvisoryLockClass) + ", " + std::to_string(k) + ")");
+                        std::to_string(kNodeLockClass) + ", " + std::to_string(k) + ")");
     }
     const char *const *values = params.values();
     std::vector<Statement> statements = {{"BEGIN ISOLATION LEVEL READ COMMITTED", 0, nullptr},

@@ -43,6 +43,18 @@ class PgRegistryStore final : public snowflake::RegistryStore {
                                         snowflake::LeaseGrant *grant, int64_t *expires_unix_ms,
                                         snowflake::Error *err) override;
 
+    // The advisory locks of the writes (write_if_unchanged()), which the
+    // race test (tests/registry/store_race.cpp) holds to force its order:
+    // one per node id written ("Snow"), the layout's key below every node
+    // id, and, first, for an acquire or a switch, one per system
+    // identifier ("Snox", the identifier folded into 31 bits).
+    static constexpr int kNodeLockClass = 0x536e6f77;
+    static constexpr int64_t kLayoutLockKey = -1;
+    static constexpr int kSystemLockClass = 0x536e6f78;
+    static constexpr uint32_t system_lock_key(uint64_t system_id) {
+        return static_cast<uint32_t>(system_id ^ (system_id >> 32)) & 0x7fffffffU;
+    }
+
   private:
     // A statement of a pipeline, with its parameters as text.
     struct Statement {

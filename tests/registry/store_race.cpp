@@ -49,13 +49,6 @@ constexpr snowflake::LayoutWidths kWidths{5, 5, 12};
 constexpr int64_t kDefaultEpochMs = 1577836800000;
 constexpr int64_t kTtlMs = 60000;
 constexpr uint64_t kSystemId = 7411111111111111111ULL;
-// The advisory lock classes of the stores' node id locks and system
-// identifier locks, and how a system identifier becomes a key
-// (pq_store.cpp).
-constexpr int kAdvisoryLockClass = 0x536e6f77;
-constexpr int kSystemLockClass = 0x536e6f78;
-constexpr uint32_t kSystemLockKey =
-    static_cast<uint32_t>(kSystemId ^ (kSystemId >> 32)) & 0x7fffffffU;
 // The node ids whose locks are held: the calls pick among the lowest.
 constexpr int kHeldNodeLocks = 16;
 
@@ -210,11 +203,13 @@ class PgGate {
     }
     ~PgGate() { PQfinish(conn_); }
     void close() {
-        PQclear(exec("SELECT pg_catalog.pg_advisory_lock(" + std::to_string(kSystemLockClass) +
-                     ", " + std::to_string(kSystemLockKey) + ")"));
+        PQclear(exec("SELECT pg_catalog.pg_advisory_lock(" +
+                     std::to_string(PgRegistryStore::kSystemLockClass) + ", " +
+                     std::to_string(PgRegistryStore::system_lock_key(kSystemId)) + ")"));
         for (int k = 0; k < kHeldNodeLocks; ++k) {
             PQclear(exec("SELECT pg_catalog.pg_advisory_lock(" +
-                         std::to_string(kAdvisoryLockClass) + ", " + std::to_string(k) + ")"));
+                         std::to_string(PgRegistryStore::kNodeLockClass) + ", " +
+                         std::to_string(k) + ")"));
         }
     }
     int waiting() {
