@@ -421,20 +421,21 @@ sf_make_sync() {
 SF_REGISTRY_STORE=${SF_REGISTRY_STORE:-postgresql}
 SF_REDIS_PREFIX=snowflake_id
 
-# sf_new_registry NAME: a running registry NAME; sets SF_REGISTRY_CONF, the
-# setting line that points a node at it, and SF_REGISTRY_TEXT, how the
-# servers' messages name it. PostgreSQL: a server with snowflake_id
-# installed (not preloaded). Redis: a redis-server with the persistence the
-# README asks for (appendonly yes, appendfsync always), marked as new
-# (README: a new Redis registry) so that it hands out ids at once.
+# sf_new_registry NAME [ARG...]: a running registry NAME; sets
+# SF_REGISTRY_CONF, the setting line that points a node at it, and
+# SF_REGISTRY_TEXT, how the servers' messages name it. PostgreSQL: a server
+# with snowflake_id installed (not preloaded), ARGs more postgresql.conf
+# lines. Redis: a redis-server with the persistence the README asks for
+# (appendonly yes, appendfsync always), ARGs more of its arguments, marked
+# as new (README: a new Redis registry) so that it hands out ids at once.
 sf_new_registry() {
     if [ "$SF_REGISTRY_STORE" = redis ]; then
-        sf_new_redis "$1" --appendonly yes --appendfsync always
+        sf_new_redis "$1" --appendonly yes --appendfsync always "${@:2}"
         sf_redis "$1" HSET "$SF_REDIS_PREFIX:meta" quarantine_until_ms 0 >/dev/null
         SF_REGISTRY_TEXT="Redis at unix socket $SF_REDIS_SOCKET"
         return
     fi
-    sf_new "$1" preload=no
+    sf_new "$1" preload=no "${@:2}"
     sf_start "$1" || sf_die "the registry $1 did not start"
     sf_psql "$1" -c "CREATE EXTENSION snowflake_id"
     SF_REGISTRY_CONF="snowflake_id.registry = '$(sf_connstr "$1")'"
