@@ -582,16 +582,27 @@ RuleOutcome decide_acquire(const LeaseRequest &request, const RegistryView &stor
             // choice when clocks may have been set back; first among those
             // whose recorded bound is below this server's clock, which it
             // can use without running ahead of its clock (with a spread,
-            // any of those).
+            // any of those). With a spread and none below the clock, any
+            // whose floor lies less than this server's max_clock_drift
+            // above it: ids given back a moment ago (a rolling replacement)
+            // all have their floor just above the clock, and servers that
+            // raced for the oldest would otherwise race again for the next,
+            // one grant per round trip.
             const std::vector<const LeaseRecord *> ended = ended_leases(view, nodes);
             std::vector<const LeaseRecord *> below_clock;
+            std::vector<const LeaseRecord *> within_drift;
             for (const LeaseRecord *lease : ended) {
                 if (floor_after(*lease) < request.clock_unix_ms) {
                     below_clock.push_back(lease);
+                } else if (floor_after(*lease) <
+                           request.clock_unix_ms + request.max_clock_drift_ms) {
+                    within_drift.push_back(lease);
                 }
             }
             if (!below_clock.empty()) {
                 target = below_clock[request.spread % below_clock.size()]->node;
+            } else if (request.spread != 0 && !within_drift.empty()) {
+                target = within_drift[request.spread % within_drift.size()]->node;
             } else if (!ended.empty()) {
                 target = ended.front()->node;
             }

@@ -23,7 +23,8 @@
 //   - 'auto' takes the lowest id never leased, else recycles the id whose
 //     lease ended longest ago, first among those whose floor lies below the
 //     asking server's clock; with a spread (a store's retry after a race),
-//     any id never leased, else any of those below the clock.
+//     any id never leased, else any of those below the clock, else any
+//     whose floor lies less than the server's max_clock_drift above it.
 #pragma once
 #include "pure_cpp.hpp"
 

@@ -1082,6 +1082,52 @@ TEST(LeaseRules, ASpreadTakesAnyIdNeverLeasedThenAnyRecycledBelowTheClock) {
     }
 }
 
+TEST(LeaseRules, ASpreadTakesAnyIdGivenBackAMomentAgoWhenNoneIsBelowTheClock) {
+    // Ids 0-7, every one leased and given back. 4-7 first (ended longest
+    // ago), with bounds far ahead of the clock; then 0-3, a moment ago,
+    // their floors (bound plus the holder's drift) less than a drift above
+    // the clock, as a rolling replacement leaves them.
+    Store store;
+    const std::vector<std::pair<int64_t, int64_t>> given_back = {
+        {4, kNow + 5'000}, {5, kNow + 5'000}, {6, kNow + 5'000}, {7, kNow + 5'000},
+        {0, kNow - 100},   {1, kNow - 200},   {2, kNow - 300},   {3, kNow - 400}};
+    int64_t at = kNow - 1'000;
+    for (const auto &[n, bound] : given_back) {
+        Server o = other_server();
+        o.instance = 100 + n;
+        ASSERT_EQ(acquire(&store, o.request(n), at).outcome, RuleOutcome::ok);
+        ASSERT_TRUE(release(&store, n, 1, 100 + n, bound, ++at));
+    }
+    Server s;
+    s.instance = 7;
+    LeaseRequest first = s.request();
+    Answer a;
+    ASSERT_EQ(decide_acquire(first, store.view(kNow), &a.writes, &a.grant, &a.expires, &a.err),
+              RuleOutcome::ok);
+    EXPECT_EQ(a.grant.node, 4) << "without a spread: the one that ended longest ago";
+    std::vector<int64_t> picked;
+    for (uint64_t spread = 1; spread <= 16; ++spread) {
+        LeaseRequest r = s.request();
+        r.spread = spread;
+        ASSERT_EQ(decide_acquire(r, store.view(kNow), &a.writes, &a.grant, &a.expires, &a.err),
+                  RuleOutcome::ok);
+        EXPECT_LT(a.grant.node, 4) << "a floor more than a drift ahead of the clock";
+        EXPECT_GE(a.grant.floor_unix_ms, kNow);
+        EXPECT_LT(a.grant.floor_unix_ms, kNow + kDrift);
+        picked.push_back(a.grant.node);
+    }
+    std::sort(picked.begin(), picked.end());
+    picked.erase(std::unique(picked.begin(), picked.end()), picked.end());
+    EXPECT_EQ(picked, (std::vector<int64_t>{0, 1, 2, 3})) << "every one of them, by the spread";
+    // A server that allows no drift has none within it: the oldest again.
+    s.drift = 0;
+    LeaseRequest strict = s.request();
+    strict.spread = 5;
+    ASSERT_EQ(decide_acquire(strict, store.view(kNow), &a.writes, &a.grant, &a.expires, &a.err),
+              RuleOutcome::ok);
+    EXPECT_EQ(a.grant.node, 4);
+}
+
 TEST(LeaseRules, HighWaterMarksOutliveTheRecordTheyFollow) {
     Store store = redis_store();
     store.guard = LossGuard{0, 0, 0};
@@ -1506,20 +1552,28 @@ class History {
         if (record(node) == nullptr || free >= 0) {
             return node == free ? true : fail("'auto' skipped the lowest id never leased");
         }
+        // 0: the floor lies below the clock; 1: less than the asking
+        // server's drift above it (a spread's second choice); 2: beyond.
+        auto tier = [&](const LeaseRecord &l) {
+            const int64_t floor = l.reserved_until_ms + l.holder_max_clock_drift_ms;
+            return floor < r.clock_unix_ms                          ? 0
+                   : floor < r.clock_unix_ms + r.max_clock_drift_ms ? 1
+                                                                    : 2;
+        };
         auto key = [&](const LeaseRecord &l) {
             const int64_t ended = l.released_at_ms != 0 ? l.released_at_ms : l.expires_at_ms;
-            return std::make_tuple(
-                l.reserved_until_ms + l.holder_max_clock_drift_ms < r.clock_unix_ms ? 0 : 1, ended,
-                l.node);
+            return std::make_tuple(tier(l) == 0 ? 0 : 1, ended, l.node);
         };
         const LeaseRecord *chosen = record(node);
         for (const LeaseRecord &l : view.leases) {
             const bool live = l.released_at_ms == 0 && l.expires_at_ms > view.now_ms;
-            // A spread takes any id below the clock: only one above it while
-            // one below it is ended is out of order.
-            const bool out_of_order = r.spread != 0
-                                          ? std::get<0>(key(l)) < std::get<0>(key(*chosen))
-                                          : key(l) < key(*chosen);
+            // A spread takes any id below the clock, else any within the
+            // drift, else the one that ended longest ago; without one, the
+            // one ended longest ago of those below the clock, else of all.
+            const bool out_of_order =
+                r.spread != 0 ? tier(l) < tier(*chosen) ||
+                                    (tier(l) == 2 && tier(*chosen) == 2 && key(l) < key(*chosen))
+                              : key(l) < key(*chosen);
             if (!live && out_of_order) {
                 return fail("'auto' recycled node id " + std::to_string(node) + " before " +
                             std::to_string(l.node));
