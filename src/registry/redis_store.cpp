@@ -8,9 +8,14 @@
 // again and writes in MULTI ... EXEC only if each is still as first read:
 // renewals of other ids, which write the index and the marks, never make
 // it start again. A key changed meanwhile, or a nil EXEC (another server,
-// or a 1.4 server's Lua script), and the call reads and decides again, an
-// 'auto' acquire spreading its choice (LeaseRequest::spread) so that
-// servers starting at once stop racing for the same id.
+// or a 1.4 server's Lua script), and the call decides again, an 'auto'
+// acquire spreading its choice (LeaseRequest::spread) so that servers
+// starting at once stop racing for the same id: on the leases and the
+// P:next_id counter as the WATCH round trip read them, or, if the meta,
+// the layout or the system's counter changed, on everything read again.
+// (A fleet's simultaneous start moves P:next_id with nearly every grant;
+// reading every lease again at each of those races cost 1,024 servers
+// hundreds of MB and their calls' time.)
 //
 // Keys, under the prefix P ("snowflake_id" unless the URL says). They keep
 // the meaning 1.4's Lua scripts gave them, so that 1.4 servers, which still
@@ -86,6 +91,9 @@ constexpr int64_t kKeepMs = int64_t{30} * 24 * 3600 * 1000;
 // unreachable, so that the worker asks again later): only a registry under
 // a storm of writes gets there.
 constexpr int kMaxAttempts = 32;
+// How many times an acquire or switch decides again on what its WATCH
+// round trips read before it reads every lease again (step()).
+constexpr int kDecisionsPerRead = 4;
 
 // A test's handle on the moment between a step's reads and its EXEC, so
 // that tests/server/registry_redis_mixed.sh can run a 1.4 script exactly
@@ -819,8 +827,31 @@ snowflake::StoreOutcome RedisRegistryStore::watch_unchanged(Step *step,
             continue;
         }
         *unchanged = false;
+        if (keys[i] == key("next_id")) {
+            // Other servers took never-leased ids meanwhile (a fleet
+            // starting): the step takes the counter as it is now. The ids
+            // below it are no longer never leased, and the write depends on
+            // the lease of whichever the rule picks; the leases of the ids
+            // taken matter only to a server of the same system, whose
+            // counter moved too.
+            int64_t from = 0;
+            if (reply->type != REDIS_REPLY_NIL &&
+                (!is_text(reply) || !parse_int(reply->str, &from))) {
+                return not_a_registry(keys[i], "not a number", err);
+            }
+            step->view.never_leased_from = from;
+            if (then != nullptr) {
+                *then = now;
+            } else {
+                step->texts.emplace_back(keys[i], now);
+            }
+            continue;
+        }
         if (key_nodes[i] < 0) {
-            *refreshed = false;  // the meta, the layout or a counter: read all again
+            // The meta, the layout (each written once in a registry's life,
+            // or after a loss of its data) or the system's counter: read
+            // all again.
+            *refreshed = false;
             continue;
         }
         // A lease another call wrote meanwhile: the step takes it as it is
@@ -1014,6 +1045,7 @@ snowflake::StoreOutcome RedisRegistryStore::step(int64_t node, uint64_t system_i
     s.system_id = system_id;
     std::vector<int64_t> extra_nodes;
     bool read = true;
+    int decided_since_read = 0;
     for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
         if (env_->stopping()) {
             return unreachable("the registry call was cut short", "the server is stopping", err);
@@ -1022,13 +1054,18 @@ snowflake::StoreOutcome RedisRegistryStore::step(int64_t node, uint64_t system_i
         if (outcome != snowflake::StoreOutcome::ok) {
             return outcome;
         }
-        if (read) {
+        // An acquire that lost every race since its reads decides on a view
+        // that learns only of the ids it lost: the others taken meanwhile
+        // still look free to it. Now and then it reads everything again.
+        if (read || decided_since_read == kDecisionsPerRead) {
             outcome = read_view(node, extra_nodes, &s, err);
             if (outcome != snowflake::StoreOutcome::ok) {
                 return outcome;
             }
+            decided_since_read = 0;
         }
         read = true;
+        ++decided_since_read;
         snowflake::RegistryWrites writes;
         const snowflake::RuleOutcome decided = decide(s.view, &writes, attempt);
         if (node < 0) {
@@ -1052,6 +1089,10 @@ snowflake::StoreOutcome RedisRegistryStore::step(int64_t node, uint64_t system_i
             return decided == snowflake::RuleOutcome::ok ? snowflake::StoreOutcome::ok
                                                          : snowflake::StoreOutcome::refused;
         }
+        // A watched key changed between the WATCH and the EXEC. A renewal
+        // or release reads its lease again; an acquire or switch decides
+        // again, and its WATCH round trip finds what changed.
+        read = node >= 0;
     }
     char why[120];
     snprintf(why, sizeof why,
