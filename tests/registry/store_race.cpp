@@ -20,6 +20,15 @@
 //
 //   store_race --store=pg --conninfo=CONNINFO --first=old_primary|standby
 //   store_race --store=redis --url=redis+unix:///path/redis.sock --first=...
+//
+// --race=never_leased (Redis only) races two servers of different systems
+// for the last id never leased of a small layout whose other ids are leased
+// (one given back): the one that loses, whose EXEC finds P:next_id and the
+// id's lease moved, picks the same id again (the only one never leased in
+// what it read), finds both moved in its WATCH round trip, and must take
+// the id given back deciding on what that round trip read, not on every
+// lease read again (a fleet's simultaneous start read them all again at
+// nearly every race: issue 32).
 // Exit status 0 when the outcome is sound, 1 when both hold an id (or a
 // call failed unexpectedly), 2 on a usage or set-up error.
 #include <poll.h>
@@ -104,12 +113,19 @@ class RaceEnv final : public snowflake::RegistryEnv {
 
 // One of the two servers: its identity and what its last call said.
 struct Server {
-    Server(const char *name, int64_t instance, int timeline, const char *data_directory)
-        : name(name), instance(instance), timeline(timeline), data_directory(data_directory) {}
+    Server(const char *name, int64_t instance, int timeline, const char *data_directory,
+           uint64_t system_id = kSystemId)
+        : name(name),
+          instance(instance),
+          timeline(timeline),
+          data_directory(data_directory),
+          system_id(system_id) {}
     const char *name;
     int64_t instance;
     int timeline;
     const char *data_directory;
+    uint64_t system_id;
+    snowflake::LayoutWidths widths = kWidths;
     RaceEnv env;
     snowflake::RegistryStore *store = nullptr;
     // The durable state its acquire presents.
@@ -120,7 +136,7 @@ struct Server {
     StoreOutcome outcome = StoreOutcome::unreachable;
 
     void describe(snowflake::LeaseHolder *h) const {
-        h->system_id = kSystemId;
+        h->system_id = system_id;
         h->instance = instance;
         h->host = "race.invalid";
         h->port = 5432;
@@ -132,7 +148,7 @@ struct Server {
         snowflake::ask_with_durable_state(-1, stored_node, stored_fence, &request);
         describe(&request.holder);
         request.refuse_when_replaced = true;
-        request.widths = kWidths;
+        request.widths = widths;
         request.epoch_unix_ms = kDefaultEpochMs;
         request.max_clock_drift_ms = 1000;
         request.ttl_ms = kTtlMs;
@@ -248,7 +264,21 @@ class RedisGate {
         command("RPUSH %s:arm 1", hook);
     }
     int paused(const char *hook) { return static_cast<int>(command("LLEN %s:paused", hook)); }
+    int retried(const char *hook) { return static_cast<int>(command("LLEN %s:retried", hook)); }
     void open(const char *hook) { command("RPUSH %s:resume 1", hook); }
+    // How many times Redis ran `name` (lower case) since it started.
+    long long calls_of(const char *name) {
+        auto *r = static_cast<redisReply *>(redisCommand(ctx_, "INFO commandstats"));
+        if (r == nullptr || r->type != REDIS_REPLY_STRING) {
+            die("INFO commandstats",
+                r != nullptr && r->type == REDIS_REPLY_ERROR ? r->str : ctx_->errstr);
+        }
+        const std::string field = std::string("cmdstat_") + name + ":calls=";
+        const char *at = strstr(r->str, field.c_str());
+        const long long n = at != nullptr ? atoll(at + field.size()) : 0;
+        freeReplyObject(r);
+        return n;
+    }
 
   private:
     template <typename... Args>
@@ -264,17 +294,92 @@ class RedisGate {
     redisContext *ctx_ = nullptr;
 };
 
+// --race=never_leased: see the top of the file.
+int lost_race_for_a_never_leased_id(const snowflake::RedisTarget &redis) {
+    constexpr snowflake::LayoutWidths kSmall{2, 3, 12};
+    constexpr int64_t kIds = 32;
+    Server filler("a filler", 1000, 1, "/race/filler", kSystemId + 1);
+    Server winner("the winner", 2000, 1, "/race/winner", kSystemId + 2);
+    Server loser("the loser", 3000, 1, "/race/loser", kSystemId + 3);
+    const std::string hook = "store_race:" + std::to_string(loser.instance);
+    setenv("SNOWFLAKE_ID_TEST_REDIS_PAUSE", hook.c_str(), 1);
+    loser.store = new RedisRegistryStore(&redis, &loser.env);
+    unsetenv("SNOWFLAKE_ID_TEST_REDIS_PAUSE");
+    filler.store = new RedisRegistryStore(&redis, &filler.env);
+    winner.store = new RedisRegistryStore(&redis, &winner.env);
+    // Ids 0 to kIds - 2 leased, 0 given back; kIds - 1 never leased.
+    for (Server *s : {&filler, &winner, &loser}) {
+        s->widths = kSmall;
+    }
+    for (int64_t n = 0; n < kIds - 1; ++n) {
+        filler.instance = 1000 + n;  // another run each time: another id
+        filler.stored_node = -1;
+        filler.acquire();
+        expect_ok(filler, "acquire");
+        if (n == 0) {
+            filler.release();
+            expect_ok(filler, "release");
+        }
+    }
+    RedisGate gate(redis);
+    gate.close(hook.c_str());
+    pthread_t thread;
+    pthread_create(&thread, nullptr, acquire_thread, &loser);
+    if (!until_waiting(1, [&] { return gate.paused(hook.c_str()); })) {
+        die("the race", "the loser's acquire did not reach its write within 60 s");
+    }
+    winner.acquire();
+    expect_ok(winner, "acquire");
+    const long long reads_before = gate.calls_of("hgetall");
+    gate.open(hook.c_str());
+    pthread_join(thread, nullptr);
+    const long long loser_reads = gate.calls_of("hgetall") - reads_before;
+    expect_ok(loser, "acquire");
+    printf("store_race: %" PRId64 " of %" PRId64
+           " ids leased, 0 given back; %s took node id %" PRId64
+           " while %s waited to write; %s's EXEC wrote nothing %d time(s), then it took node id "
+           "%" PRId64 " reading %lld hashes\n",
+           kIds - 1, kIds, winner.name, winner.grant.node, loser.name, loser.name,
+           gate.retried(hook.c_str()), loser.grant.node, loser_reads);
+    int status = 0;
+    if (winner.grant.node != kIds - 1 || gate.retried(hook.c_str()) != 1) {
+        printf("store_race: FAIL: not the race meant: both were to pick node id %" PRId64
+               ", the loser's EXEC to write nothing once\n",
+               kIds - 1);
+        status = 1;
+    }
+    if (loser.grant.node != 0) {
+        printf("store_race: FAIL: the loser took node id %" PRId64 ", not 0, the only one free\n",
+               loser.grant.node);
+        status = 1;
+    }
+    // Its WATCH round trips read a few hashes each (the meta, the layout,
+    // the id it picks); every lease again is kIds - 1 more.
+    if (loser_reads >= kIds - 1) {
+        printf("store_race: FAIL: the loser read every lease again (%lld hashes)\n", loser_reads);
+        status = 1;
+    }
+    for (Server *s : {&filler, &winner, &loser}) {
+        delete s->store;
+    }
+    printf("store_race: %s\n", status == 0 ? "sound" : "FAILED");
+    return status;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
     std::string store_kind;
     std::string target;
     std::string first_name;
+    std::string race = "split_brain";
     for (int i = 1; i < argc; ++i) {
         if (strncmp(argv[i], "--store=", 8) == 0) {
             store_kind = argv[i] + 8;
         } else if (strncmp(argv[i], "--first=", 8) == 0) {
             first_name = argv[i] + 8;
+        } else if (strncmp(argv[i], "--race=", 7) == 0) {
+            race = argv[i] + 7;
         } else if (strncmp(argv[i], "--conninfo=", 11) == 0 || strncmp(argv[i], "--url=", 6) == 0) {
             target = strchr(argv[i], '=') + 1;
         } else {
@@ -282,11 +387,14 @@ int main(int argc, char **argv) {
         }
     }
     const bool pg = store_kind == "pg";
+    const bool never_leased = race == "never_leased";
     if ((!pg && store_kind != "redis") || target.empty() ||
-        (first_name != "old_primary" && first_name != "standby")) {
+        (never_leased
+             ? pg || !first_name.empty()
+             : race != "split_brain" || (first_name != "old_primary" && first_name != "standby"))) {
         die("usage",
             "store_race --store=pg --conninfo=C | --store=redis --url=U, "
-            "--first=old_primary|standby");
+            "--first=old_primary|standby; or --store=redis --url=U --race=never_leased");
     }
     snowflake::RedisTarget redis;
     if (!pg) {
@@ -294,6 +402,9 @@ int main(int argc, char **argv) {
         if (!snowflake::parse_redis_url(target.c_str(), &redis, &err)) {
             die("the URL", err.message);
         }
+    }
+    if (never_leased) {
+        return lost_race_for_a_never_leased_id(redis);
     }
     Server old_primary("the old primary", 101, 1, "/race/old-primary");
     Server standby("the promoted standby", 202, 2, "/race/promoted-standby");

@@ -7,7 +7,8 @@
 # see the first: the old primary's lease ended by the standby's grant and
 # its next renewal refused as replaced (the old primary first), or its
 # acquire refused as replaced (the standby first); never both holding an
-# id. Review finding F1 of issue 32.
+# id. Review finding F1 of issue 32. Then, on Redis, a race lost for the
+# lowest id never leased (store_race --race=never_leased).
 set -euo pipefail
 source "$(dirname "$0")/../lib/cluster.sh"
 sf_init_workspace
@@ -39,3 +40,20 @@ for store in pg redis; do
         SF_REGISTRY_STORE=$store sf_registry_stop "$name"
     done
 done
+
+# Redis: a server that lost a race for the last id never leased takes the
+# one given back, deciding on what its WATCH round trip reads (P:next_id
+# and the lease it lost), not on every lease read again (issue 32: a
+# fleet's simultaneous start).
+name=registry_redis_never_leased
+SF_REGISTRY_STORE=redis sf_new_registry "$name"
+rc=0
+out=$("$SF_ROOT/build/tests/store_race" --store=redis "--url=redis+unix://$SF_REDIS_SOCKET" \
+    --race=never_leased 2>&1) || rc=$?
+printf '%s\n' "$out" >&2
+sf_expect_match "redis, a race lost for a never-leased id: the race took place" \
+    "EXEC wrote nothing 1 time" "$out"
+sf_expect_eq "redis, a race lost for a never-leased id: the id given back, without reading every lease again (exit status)" \
+    0 "$rc"
+SF_REGISTRY_STORE=redis sf_registry_stop "$name"
+
