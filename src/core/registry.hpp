@@ -47,8 +47,9 @@ struct LeaseRequest {
     // 'auto' without an id of its own: 0 takes the first id of the order
     // the rules prefer; any other value a pseudo-random one among the ids
     // as good as it (never leased; or else ended, with a floor below the
-    // clock). A store retrying after other servers' grants raced its own
-    // (all starting at once pick the same first id) spreads their choices.
+    // clock; or else ended, with a floor less than max_clock_drift_ms above
+    // it). A store retrying after other servers' grants raced its own (all
+    // starting at once pick the same first id) spreads their choices.
     uint64_t spread = 0;
 };
 
