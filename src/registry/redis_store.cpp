@@ -833,7 +833,9 @@ snowflake::StoreOutcome RedisRegistryStore::watch_unchanged(Step *step,
             // below it are no longer never leased, and the write depends on
             // the lease of whichever the rule picks; the leases of the ids
             // taken matter only to a server of the same system, whose
-            // counter moved too.
+            // counter moved too. (Not a server before 1.6, which moves no
+            // counter: an old primary of 1.4 or 1.5 taking an id in that
+            // range goes unseen here, as it can in any race with it.)
             int64_t from = 0;
             if (reply->type != REDIS_REPLY_NIL &&
                 (!is_text(reply) || !parse_int(reply->str, &from))) {
@@ -1063,11 +1065,21 @@ snowflake::StoreOutcome RedisRegistryStore::step(int64_t node, uint64_t system_i
                 return outcome;
             }
             decided_since_read = 0;
+        } else {
+            // A member of P:leases whose hash was gone at the read may have
+            // been leased again since: only a write decided on that read
+            // drops it.
+            s.stale_members.clear();
         }
         read = true;
         ++decided_since_read;
         snowflake::RegistryWrites writes;
         const snowflake::RuleOutcome decided = decide(s.view, &writes, attempt);
+        if (node < 0 && decided == snowflake::RuleOutcome::refused && decided_since_read > 1) {
+            // A refusal ('every node id is leased') may rest on leases that
+            // ended after the read: decided again on everything read again.
+            continue;
+        }
         if (node < 0) {
             bool unchanged = false;
             bool refreshed = false;
