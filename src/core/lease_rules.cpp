@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <utility>
 
 #include "epoch.hpp"
 
@@ -199,6 +200,34 @@ const HighWater *high_water_of(const RegistryView &view, int64_t node) {
     }
     return nullptr;
 }
+
+// The floor an ended id's next grant starts above, as grant_node() takes
+// it: its record's (bound plus drift) or its high-water mark's, whichever
+// is higher. A mark lies above its record where the record was written
+// again lower (by a server before 1.6, which keeps no marks) or was read
+// before a give-back lowered both: judged by its record alone, such an id
+// would look free at a clock that its grant then runs ahead of. Built once
+// per decision, so that ranking every ended id costs no scan of the marks
+// each.
+class NextFloors {
+  public:
+    explicit NextFloors(const RegistryView &view) {
+        marks_.reserve(view.high.size());
+        for (const HighWater &mark : view.high) {
+            marks_.emplace_back(mark.node, mark.floor_ms);
+        }
+        std::sort(marks_.begin(), marks_.end());
+    }
+    int64_t of(const LeaseRecord &lease) const {
+        const auto it =
+            std::lower_bound(marks_.begin(), marks_.end(), std::make_pair(lease.node, INT64_MIN));
+        const int64_t mark = it != marks_.end() && it->first == lease.node ? it->second : INT64_MIN;
+        return std::max(floor_after(lease), mark);
+    }
+
+  private:
+    std::vector<std::pair<int64_t, int64_t>> marks_;
+};
 
 // Where the store keeps high-water marks: those of every lease written,
 // in the same atomic step as the records; a release's floor is its exact
@@ -424,8 +453,9 @@ int64_t id_free_at_clock(const RegistryView &view, int64_t nodes, int64_t except
     if (fresh >= 0) {
         return fresh;
     }
+    const NextFloors floors(view);
     for (const LeaseRecord *ended : ended_leases(view, nodes)) {
-        if (ended->node != except && floor_after(*ended) < clock_ms) {
+        if (ended->node != except && floors.of(*ended) < clock_ms) {
             return ended->node;
         }
     }
@@ -589,13 +619,14 @@ RuleOutcome decide_acquire(const LeaseRequest &request, const RegistryView &stor
             // raced for the oldest would otherwise race again for the next,
             // one grant per round trip.
             const std::vector<const LeaseRecord *> ended = ended_leases(view, nodes);
+            const NextFloors floors(view);
             std::vector<const LeaseRecord *> below_clock;
             std::vector<const LeaseRecord *> within_drift;
             for (const LeaseRecord *lease : ended) {
-                if (floor_after(*lease) < request.clock_unix_ms) {
+                const int64_t floor = floors.of(*lease);
+                if (floor < request.clock_unix_ms) {
                     below_clock.push_back(lease);
-                } else if (floor_after(*lease) <
-                           request.clock_unix_ms + request.max_clock_drift_ms) {
+                } else if (floor < request.clock_unix_ms + request.max_clock_drift_ms) {
                     within_drift.push_back(lease);
                 }
             }
@@ -779,8 +810,9 @@ RuleOutcome decide_switch(const SwitchRequest &request, const RegistryView &stor
     int64_t target = -1;
     const LeaseRecord *lease = nullptr;
     if (guard_below_clock) {
+        const NextFloors floors(view);
         for (const LeaseRecord *ended : ended_leases(view, nodes)) {
-            if (ended->node != request.node && floor_after(*ended) < clock) {
+            if (ended->node != request.node && floors.of(*ended) < clock) {
                 target = ended->node;
                 lease = ended;
                 break;

@@ -1128,6 +1128,50 @@ TEST(LeaseRules, ASpreadTakesAnyIdGivenBackAMomentAgoWhenNoneIsBelowTheClock) {
     EXPECT_EQ(a.grant.node, 4);
 }
 
+TEST(LeaseRules, RecyclingJudgesAnIdByTheFloorItsGrantStartsAbove) {
+    // Ids 0-7 leased and given back with bounds below the clock, 0 first
+    // (ended longest ago). Then id 0's record is written again lower than
+    // its high-water mark (a server before 1.6, which keeps no marks): its
+    // next grant starts above the mark, 5 s ahead of the clock.
+    Store store = redis_store();
+    store.guard = LossGuard{0, 0, 0};
+    store.keeps_high_water = true;
+    int64_t at = kNow - 10'000;
+    for (int64_t n = 0; n < 8; ++n) {
+        Server o = other_server();
+        o.instance = 100 + n;
+        ASSERT_EQ(acquire(&store, o.request(n), at).outcome, RuleOutcome::ok);
+        ASSERT_TRUE(release(&store, n, store.leases[n].fence, 100 + n, kNow - 5'000, ++at));
+    }
+    const int64_t kept = store.high[0].floor_ms;
+    const Server s;
+    Store before = store;
+    EXPECT_EQ(acquire(&before, s.request(), kNow).grant.node, 0) << "as the marks were";
+    store.high[0].floor_ms = kNow + 5'000;
+    Answer a = acquire(&store, s.request(), kNow);
+    ASSERT_EQ(a.outcome, RuleOutcome::ok);
+    EXPECT_EQ(a.grant.node, 1) << "0 ended longest ago, but its grant would start 5 s ahead";
+    EXPECT_LT(a.grant.floor_unix_ms, kNow);
+    // A switch away from a clock set back takes none whose grant runs ahead
+    // of that clock either: with 0 the only one free, none.
+    Answer held = acquire(&store, other_server().request(2), kNow);
+    ASSERT_EQ(held.outcome, RuleOutcome::ok);
+    for (int64_t n = 3; n < 8; ++n) {
+        Server o = other_server();
+        o.instance = 200 + n;
+        ASSERT_EQ(acquire(&store, o.request(n), kNow).outcome, RuleOutcome::ok);
+    }
+    Store as_marked = store;
+    as_marked.high[0].floor_ms = kept;
+    Answer sw = switch_node(&as_marked, other_server(), 2, held.grant.fence, kNow - 4'000,
+                            kNow - 3'000, kNow - 3'000, kNow + 1);
+    ASSERT_EQ(sw.outcome, RuleOutcome::ok) << sw.err.message;
+    EXPECT_EQ(sw.grant.node, 0) << "as the marks were";
+    sw = switch_node(&store, other_server(), 2, held.grant.fence, kNow - 4'000, kNow - 3'000,
+                     kNow - 3'000, kNow + 1);
+    EXPECT_EQ(sw.outcome, RuleOutcome::refused) << "only 0 is free, and its grant runs ahead";
+}
+
 TEST(LeaseRules, HighWaterMarksOutliveTheRecordTheyFollow) {
     Store store = redis_store();
     store.guard = LossGuard{0, 0, 0};
@@ -1552,10 +1596,15 @@ class History {
         if (record(node) == nullptr || free >= 0) {
             return node == free ? true : fail("'auto' skipped the lowest id never leased");
         }
-        // 0: the floor lies below the clock; 1: less than the asking
-        // server's drift above it (a spread's second choice); 2: beyond.
+        // 0: the floor the id's next grant starts above (its record's, or
+        // its mark's if higher) lies below the clock; 1: less than the
+        // asking server's drift above it (a spread's second choice); 2:
+        // beyond.
         auto tier = [&](const LeaseRecord &l) {
-            const int64_t floor = l.reserved_until_ms + l.holder_max_clock_drift_ms;
+            int64_t floor = l.reserved_until_ms + l.holder_max_clock_drift_ms;
+            for (const HighWater &mark : stored.high) {
+                floor = mark.node == l.node ? std::max(floor, mark.floor_ms) : floor;
+            }
             return floor < r.clock_unix_ms                          ? 0
                    : floor < r.clock_unix_ms + r.max_clock_drift_ms ? 1
                                                                     : 2;
