@@ -610,7 +610,7 @@ RuleOutcome decide_acquire(const LeaseRequest &request, const RegistryView &stor
         if (target < 0) {
             // Recycling: the id whose lease ended longest ago, the safe
             // choice when clocks may have been set back; first among those
-            // whose recorded bound is below this server's clock, which it
+            // whose floor (NextFloors) is below this server's clock, which it
             // can use without running ahead of its clock (with a spread,
             // any of those). With a spread and none below the clock, any
             // whose floor lies less than this server's max_clock_drift

@@ -283,6 +283,12 @@ bool read_guard(const HashReply &hash, snowflake::LossGuard *g, std::string *fau
     return f.ok();
 }
 
+// P:next_id as GET gives it: none is 0.
+bool read_never_leased_from(const redisReply *r, int64_t *from) {
+    *from = 0;
+    return r->type == REDIS_REPLY_NIL || (is_text(r) && parse_int(r->str, from));
+}
+
 // TIME's reply in ms since 1970, rounded down (lease_rules.hpp).
 bool read_time(const redisReply *r, int64_t *now_ms) {
     int64_t s = 0;
@@ -682,8 +688,7 @@ snowflake::StoreOutcome RedisRegistryStore::read_view(int64_t node,
             }
             step->view.layout = c;
         }
-        if (r[3]->type != REDIS_REPLY_NIL &&
-            (!is_text(r[3]) || !parse_int(r[3]->str, &step->view.never_leased_from))) {
+        if (!read_never_leased_from(r[3], &step->view.never_leased_from)) {
             return not_a_registry(key("next_id"), "not a number", err);
         }
         if (r[4]->type != REDIS_REPLY_ARRAY) {
@@ -827,6 +832,15 @@ snowflake::StoreOutcome RedisRegistryStore::watch_unchanged(Step *step,
             continue;
         }
         *unchanged = false;
+        // What the step takes in as it is now is compared with this from
+        // now on.
+        auto remember_now = [&] {
+            if (then != nullptr) {
+                *then = now;
+            } else {
+                step->texts.emplace_back(keys[i], now);
+            }
+        };
         if (keys[i] == key("next_id")) {
             // Other servers took never-leased ids meanwhile (a fleet
             // starting): the step takes the counter as it is now. The ids
@@ -836,17 +850,10 @@ snowflake::StoreOutcome RedisRegistryStore::watch_unchanged(Step *step,
             // counter moved too. (Not a server before 1.6, which moves no
             // counter: an old primary of 1.4 or 1.5 taking an id in that
             // range goes unseen here, as it can in any race with it.)
-            int64_t from = 0;
-            if (reply->type != REDIS_REPLY_NIL &&
-                (!is_text(reply) || !parse_int(reply->str, &from))) {
+            if (!read_never_leased_from(reply, &step->view.never_leased_from)) {
                 return not_a_registry(keys[i], "not a number", err);
             }
-            step->view.never_leased_from = from;
-            if (then != nullptr) {
-                *then = now;
-            } else {
-                step->texts.emplace_back(keys[i], now);
-            }
+            remember_now();
             continue;
         }
         if (key_nodes[i] < 0) {
@@ -885,11 +892,7 @@ snowflake::StoreOutcome RedisRegistryStore::watch_unchanged(Step *step,
             }
             leases.push_back(std::move(l));
         }
-        if (then != nullptr) {
-            *then = now;
-        } else {
-            step->texts.emplace_back(keys[i], now);
-        }
+        remember_now();
     }
     return snowflake::StoreOutcome::ok;
 }
