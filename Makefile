@@ -49,13 +49,21 @@
 
 EXTENSION = snowflake_id
 MODULE_big = snowflake_id
-# The newest full install script, which CREATE EXTENSION runs; 1.0's and the
-# update chain, with which ALTER EXTENSION UPDATE updates an older install and
-# CREATE EXTENSION ... VERSION installs an older version (1.0, then each
-# update script up to it: PostgreSQL 10 and later need no full script for it).
+# The newest full install script, which CREATE EXTENSION runs, is built
+# (DATA_built) from one source per SQL object under src/sql/, listed in
+# src/sql/snowflake_id.sql (CONTRIBUTING.md, "Changing the SQL"). DATA:
+# 1.0's script and the update chain, with which ALTER EXTENSION UPDATE
+# updates an older install and CREATE EXTENSION ... VERSION installs an
+# older version (1.0, then each update script up to it: PostgreSQL 10 and
+# later need no full script for it), and 1.6's full script as 1.6 shipped
+# it. Released scripts never change (RELEASES).
 DATA = snowflake_id--1.6.sql snowflake_id--1.0.sql snowflake_id--1.0--1.1.sql \
 	snowflake_id--1.1--1.2.sql snowflake_id--1.2--1.3.sql snowflake_id--1.3--1.4.sql \
-	snowflake_id--1.4--1.5.sql snowflake_id--1.5--1.6.sql
+	snowflake_id--1.4--1.5.sql snowflake_id--1.5--1.6.sql snowflake_id--1.6--1.7.sql
+EXTVERSION := $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" snowflake_id.control)
+SQL_MAIN = src/sql/snowflake_id.sql
+SQL_SOURCES := $(SQL_MAIN) $(addprefix src/sql/,$(shell sed -n 's/^\\ir //p' $(SQL_MAIN)))
+DATA_built = build/snowflake_id--$(EXTVERSION).sql
 PGFILEDESC = "snowflake_id - Snowflake IDs generated inside PostgreSQL"
 
 # `make installcheck`: the pg_regress suites that need a preloaded server
@@ -85,8 +93,7 @@ PG_INCLUDE_SERVER := $(shell $(PG_CONFIG) --includedir-server 2>/dev/null)
 PG_CXXFLAGS = -std=c++20 -Wall -Wextra -Werror -fno-exceptions -fno-rtti -Isrc \
 	-isystem $(PG_INCLUDE_SERVER)
 # The module's version (PG_MODULE_MAGIC_EXT, PostgreSQL 18 and later) is the
-# control file's default_version: one place to change it.
-EXTVERSION := $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" $(EXTENSION).control)
+# control file's default_version (EXTVERSION above): one place to change it.
 PG_CXXFLAGS += -DSF_EXTENSION_VERSION='"$(EXTVERSION)"'
 # libpq for the registry worker's store (src/registry/pq_store.cpp), as contrib's
 # dblink and postgres_fdw use it.
@@ -105,6 +112,18 @@ PGXS := $(shell $(PG_CONFIG) --pgxs 2>/dev/null)
 ifneq ($(PGXS),)
 include $(PGXS)
 endif
+
+# The full install script: src/sql/snowflake_id.sql with each \ir line
+# replaced by the file it names (relative to src/sql/), a missing one an
+# error.
+$(DATA_built): $(SQL_SOURCES)
+	@mkdir -p $(dir $@)
+	awk 'NR == 1 { print "-- snowflake_id $(EXTVERSION), built by make from $(SQL_MAIN): edit the sources, not this file" } \
+	    /^\\ir / { f = "src/sql/" $$2; while ((r = (getline line < f)) > 0) print line; \
+	                if (r < 0) { print "no " f " (" FILENAME ")" > "/dev/stderr"; exit 1 } \
+	                close(f); next } \
+	    { print }' $(SQL_MAIN) >$@.tmp
+	mv $@.tmp $@
 
 # PGXS knows nothing of our headers: rebuild every object when one changes,
 # or objects compiled against an old struct layout get linked with new ones.

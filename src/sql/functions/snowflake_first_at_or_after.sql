@@ -1,0 +1,4 @@
+CREATE OR REPLACE FUNCTION snowflake_first_at_or_after(t timestamptz) RETURNS bigint
+AS 'MODULE_PATHNAME', 'snowflake_first_at_or_after' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION snowflake_first_at_or_after(timestamptz) IS
+'The smallest ID minted at or after t, a partition bound: snowflake_last_before(t) + 1, or 9223372036854775807 when no ID is that late';

@@ -1,0 +1,20 @@
+CREATE TABLE IF NOT EXISTS snowflake_id.snowflake_registry_lease (
+    node_id integer PRIMARY KEY CHECK (node_id >= 0),
+    fence bigint NOT NULL,
+    holder_system_id numeric(20, 0) NOT NULL,  -- pg_control's system identifier
+    holder_instance bigint NOT NULL,           -- one run of the holding server
+    holder_host text NOT NULL,
+    holder_port integer NOT NULL,
+    holder_data_directory text NOT NULL,
+    holder_timeline integer NOT NULL,
+    holder_max_clock_drift_ms bigint NOT NULL,
+    acquired_at timestamptz NOT NULL,
+    renewed_at timestamptz NOT NULL,
+    expires_at timestamptz NOT NULL,
+    released_at timestamptz,                   -- given back by a clean stop
+    reserved_until_ms bigint NOT NULL          -- IDs of this node carry times below it
+);
+
+COMMENT ON TABLE snowflake_id.snowflake_registry_lease IS
+'Registry side: one row per node id ever leased: its holder, fence, expiry, and the bound its IDs stay below (reserved_until_ms)';
+SELECT pg_catalog.pg_extension_config_dump('snowflake_id.snowflake_registry_lease', '');

@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# Every update path from what users really have: each release recorded in
+# RELEASES is installed from that release commit's own scripts and control
+# file (git show COMMIT:FILE), with this tree's library, then updated with
+# this tree's scripts (ALTER EXTENSION snowflake_id UPDATE), and must then
+# hold exactly what a fresh install holds: tests/lib/extension_catalog.sql
+# describes both (members, function definitions, operators, operator
+# classes and families, casts, tables and views, comments, owners,
+# privileges), and any difference fails with the diff. The updated
+# database then passes the regression suites that exercise the functions.
+# Also:
+#  - through every release in turn: 1.0, then each later release's own
+#    update scripts, then this tree's (1.5.0-1 updated to 1.6.0-1, then to
+#    the newest, is on that path);
+#  - 1.5 as installed from every commit that changed its scripts between
+#    the 1.5 release and the 1.6 release (1.5's scripts changed after
+#    1.5.0-1 shipped), then updated.
+# One server, one database per path. SF_UPDATE_PATHS_ONLY="1.5 ..." runs
+# only the direct paths from those releases.
+set -euo pipefail
+source "$(dirname "$0")/../lib/cluster.sh"
+sf_init_workspace
+sf_stage
+git -C "$SF_ROOT" rev-parse --verify -q HEAD >/dev/null ||
+    sf_die "$SF_ROOT is not a git checkout: the releases' scripts come from its history"
+
+PG_REGRESS=$(dirname "$($SF_PG_CONFIG --pgxs)")/../test/regress/pg_regress
+ext_dir=$SF_STAGE$($SF_PG_CONFIG --sharedir)/extension
+newest=$(sf_extension_version)
+# The suites that exercise the functions and leave the extension in place
+# (CREATE EXTENSION IF NOT EXISTS, no DROP EXTENSION).
+suites=(snowflake_errors snowflake_toolkit snowflake_partitioning snowflake_registry
+    snowflake_type snowflake_search_path snowflake_time snowflake_adopt snowflake_date_bin
+    snowflake_public)
+
+mkdir -p "$SF_WORK/tree" "$SF_WORK/regress"
+cp "$ext_dir"/snowflake_id[-.]* "$SF_WORK/tree/"
+cp -r "$SF_ROOT/sql" "$SF_ROOT/expected" "$SF_WORK/regress/"
+chmod -R a+rX "$SF_WORK/regress"
+
+# use_scripts COMMIT|tree: the stage's scripts and control file become
+# those of COMMIT (every snowflake_id*.sql and the control file at the top
+# of its tree), or this tree's again.
+use_scripts() {
+    local f
+    rm -f "$ext_dir"/snowflake_id[-.]*
+    if [ "$1" = tree ]; then
+        cp "$SF_WORK/tree"/* "$ext_dir/"
+    else
+        for f in $(git -C "$SF_ROOT" ls-tree --name-only "$1" | grep -E '^snowflake_id(--.*\.sql|\.control)$'); do
+            git -C "$SF_ROOT" show "$1:$f" >"$ext_dir/$f"
+        done
+    fi
+    chmod a+r "$ext_dir"/snowflake_id[-.]*
+}
+
+catalog() {
+    sf_psql main -d "$1" -f "$SF_ROOT/tests/lib/extension_catalog.sql"
+}
+
+sf_new main "snowflake_id.worker_id = 7"
+sf_start main || sf_die "the server did not start"
+
+use_scripts tree
+sf_psql main -c "CREATE DATABASE fresh"
+sf_psql main -d fresh -c "CREATE EXTENSION snowflake_id"
+catalog fresh >"$SF_WORK/fresh.catalog"
+fresh_members=$(grep -c $'\tmember\t' "$SF_WORK/fresh.catalog")
+sf_log "a fresh install of $newest: $fresh_members members, $(wc -l <"$SF_WORK/fresh.catalog") lines of catalog"
+
+# compare DB WHAT: DB's catalog against the fresh install's, then the
+# suites on DB.
+compare() {
+    local db=$1 what=$2 out=$SF_WORK/regress/out_$1
+    catalog "$db" >"$SF_WORK/$db.catalog"
+    if ! diff -u --label "fresh install of $newest" --label "$what" \
+        "$SF_WORK/fresh.catalog" "$SF_WORK/$db.catalog" >"$SF_WORK/$db.diff"; then
+        cat "$SF_WORK/$db.diff" >&2
+        sf_die "$what differs from a fresh install of $newest (the diff above: - fresh, + updated)"
+    fi
+    sf_log "ok: $what: the same as a fresh install, $(grep -c $'\tmember\t' "$SF_WORK/$db.catalog") members compared ($(wc -l <"$SF_WORK/$db.catalog") lines)"
+    mkdir -p "$out"
+    if ! "$PG_REGRESS" --inputdir="$SF_WORK/regress" --outputdir="$out" --bindir="$SF_CLIENT_BIN" \
+        --host="$(sf_sockdir main)" --port="$SF_PORT" --user=postgres --use-existing \
+        --dbname="$db" "${suites[@]}" >"$out/pg_regress.log" 2>&1; then
+        cat "$out/pg_regress.log" "$out/regression.diffs" >&2 || true
+        sf_die "$what: the regression suites fail on the updated database"
+    fi
+    sf_log "ok: $what: ${#suites[@]} regression suites pass on it"
+}
+
+# install DB COMMIT VERSION: a database with VERSION installed from
+# COMMIT's own scripts.
+install() {
+    sf_psql main -c "CREATE DATABASE $1"
+    use_scripts "$2"
+    sf_psql main -d "$1" -c "CREATE EXTENSION snowflake_id VERSION '$3'" ||
+        sf_die "CREATE EXTENSION snowflake_id VERSION '$3' from $2's scripts failed with this tree's library"
+}
+
+update() {
+    use_scripts "${2:-tree}"
+    local out
+    out=$(sf_psql main -d "$1" -c "ALTER EXTENSION snowflake_id UPDATE" 2>&1) ||
+        sf_die "ALTER EXTENSION snowflake_id UPDATE in $1 with ${2:-this tree}'s scripts failed: $out"
+}
+
+releases=()
+while read -r version commit _; do
+    [[ -z $version || $version == \#* ]] && continue
+    git -C "$SF_ROOT" cat-file -e "$commit^{commit}" 2>/dev/null ||
+        sf_die "RELEASES: $version's commit $commit is not in this repository"
+    releases+=("$version:$commit")
+done <"$SF_ROOT/RELEASES"
+[ "${#releases[@]}" -gt 0 ] || sf_die "RELEASES lists no release"
+
+summary=()
+for r in "${releases[@]}"; do
+    version=${r%%:*} commit=${r#*:}
+    [ -z "${SF_UPDATE_PATHS_ONLY:-}" ] || [[ " $SF_UPDATE_PATHS_ONLY " == *" $version "* ]] || continue
+    db=from_${version//./_}
+    install "$db" "$commit" "$version"
+    update "$db"
+    compare "$db" "$version (${commit:0:7}) updated to $newest"
+    summary+=("$version: $(grep -c $'\tmember\t' "$SF_WORK/$db.catalog")")
+done
+
+if [ -z "${SF_UPDATE_PATHS_ONLY:-}" ]; then
+    # Through every release in turn, each step with that release's scripts.
+    first=${releases[0]}
+    install through "${first#*:}" "${first%%:*}"
+    for r in "${releases[@]:1}"; do
+        update through "${r#*:}"
+    done
+    update through
+    compare through "${first%%:*} updated through every release to $newest"
+    summary+=("through every release: $(grep -c $'\tmember\t' "$SF_WORK/through.catalog")")
+
+    # 1.5 from each commit that changed its scripts after the 1.5 release
+    # and before the 1.6 release.
+    from=$(grep -E '^1\.5 ' "$SF_ROOT/RELEASES" | cut -d' ' -f2)
+    to=$(grep -E '^1\.6 ' "$SF_ROOT/RELEASES" | cut -d' ' -f2)
+    for commit in $(git -C "$SF_ROOT" rev-list --full-history --reverse "$from..$to" -- \
+        snowflake_id--1.5.sql snowflake_id--1.4--1.5.sql snowflake_id.control); do
+        [ "$(git -C "$SF_ROOT" show "$commit:snowflake_id.control" |
+            sed -n "s/^default_version = '\(.*\)'$/\1/p")" = 1.5 ] || continue
+        db=at_${commit:0:7}
+        install "$db" "$commit" 1.5
+        update "$db"
+        compare "$db" "1.5 at ${commit:0:7} updated to $newest"
+        summary+=("1.5 at ${commit:0:7}: $(grep -c $'\tmember\t' "$SF_WORK/$db.catalog")")
+    done
+fi
+
+sf_log "update paths: every one the same as a fresh install of $newest ($fresh_members members); members compared per path:"
+printf '  %s\n' "${summary[@]}" >&2
