@@ -1,5 +1,7 @@
--- Updating from 1.0 gives exactly what a fresh install of the current
--- version has: the same objects, properties, comments and privileges.
+-- Updating from 1.0 with this tree's scripts gives exactly what a fresh install of
+-- the current version has: the same objects, properties, comments and
+-- privileges (tests/server/update_paths.sh does the same from each release's own
+-- scripts, with tests/lib/extension_catalog.sql).
 -- Server: snowflake_id preloaded, default layout, worker_id = 7.
 SET timezone = 'UTC';
 CREATE EXTENSION IF NOT EXISTS snowflake_id;
@@ -41,7 +43,7 @@ WHERE e.family IN (SELECT d.objid FROM pg_depend d
                                        WHERE extname = 'snowflake_id'));
 -- Every object of the extension has a description (psql's \df+, \do+, \dC+,
 -- \dT+, \dt+ and \dd show them). No rows: each row names an object without
--- one, which needs a COMMENT in snowflake_id--1.6.sql and, for an update, in
+-- one, which needs a COMMENT in its source under src/sql/ and, for an update, in
 -- the update script.
 CREATE TEMP VIEW undescribed AS
 SELECT pg_describe_object(d.classid, d.objid, 0) AS undescribed

@@ -7,7 +7,9 @@
 # describes both (members, function definitions, operators, operator
 # classes and families, casts, tables and views, comments, owners,
 # privileges), and any difference fails with the diff. The updated
-# database then passes the regression suites that exercise the functions.
+# database then answers the README's query by time (WHERE id >= now() -
+# interval '1 day', which a 1.5.0-1 install updated to 1.6 refused) and
+# passes the regression suites that exercise the functions.
 # Also:
 #  - through every release in turn: 1.0, then each later release's own
 #    update scripts, then this tree's (1.5.0-1 updated to 1.6.0-1, then to
@@ -79,6 +81,13 @@ compare() {
         sf_die "$what differs from a fresh install of $newest (the diff above: - fresh, + updated)"
     fi
     sf_log "ok: $what: the same as a fresh install, $(grep -c $'\tmember\t' "$SF_WORK/$db.catalog") members compared ($(wc -l <"$SF_WORK/$db.catalog") lines)"
+    # The README's headline query, on the updated database.
+    sf_expect_eq "$what: the README's query by time, WHERE id >= now() - interval '1 day'" "3 2" \
+        "$(sf_psql main -d "$db" \
+            -c "CREATE TABLE readme_events (id snowflake PRIMARY KEY DEFAULT snowflake_nextval(), body text)" \
+            -c "INSERT INTO readme_events (id, body) VALUES (snowflake_from_timestamp(now() - interval '2 days'), 'old')" \
+            -c "INSERT INTO readme_events (body) VALUES ('new'), ('newer')" \
+            -c "SELECT count(*) || ' ' || count(*) FILTER (WHERE id >= now() - interval '1 day') FROM readme_events")"
     mkdir -p "$out"
     if ! "$PG_REGRESS" --inputdir="$SF_WORK/regress" --outputdir="$out" --bindir="$SF_CLIENT_BIN" \
         --host="$(sf_sockdir main)" --port="$SF_PORT" --user=postgres --use-existing \
