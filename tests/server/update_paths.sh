@@ -11,13 +11,18 @@
 # interval '1 day', which a 1.5.0-1 install updated to 1.6 refused) and
 # passes the regression suites that exercise the functions.
 # Also:
+#  - each release updated to the last release with that release's scripts
+#    (1.5.0-1 updated to 1.6.0-1, as its users did), then to the newest;
+#  - the update to the newest run again over a database it updated (the
+#    version set back by hand): it changes nothing;
 #  - through every release in turn: 1.0, then each later release's own
-#    update scripts, then this tree's (1.5.0-1 updated to 1.6.0-1, then to
-#    the newest, is on that path);
+#    update scripts, then this tree's;
 #  - 1.5 as installed from every commit that changed its scripts between
 #    the 1.5 release and the 1.6 release (1.5's scripts changed after
 #    1.5.0-1 shipped), then updated.
-# One server, one database per path. SF_UPDATE_PATHS_ONLY="1.5 ..." runs
+# The suites run on the update from each release, the update through every
+# release and the update run twice; the other paths compare the catalog and
+# run the README's query. One server, one database per path. SF_UPDATE_PATHS_ONLY="1.5 ..." runs
 # only the direct paths from those releases.
 set -euo pipefail
 source "$(dirname "$0")/../lib/cluster.sh"
@@ -70,10 +75,10 @@ catalog fresh >"$SF_WORK/fresh.catalog"
 fresh_members=$(grep -c $'\tmember\t' "$SF_WORK/fresh.catalog")
 sf_log "a fresh install of $newest: $fresh_members members, $(wc -l <"$SF_WORK/fresh.catalog") lines of catalog"
 
-# compare DB WHAT: DB's catalog against the fresh install's, then the
-# suites on DB.
+# compare DB WHAT [catalog-only]: DB's catalog against the fresh install's,
+# the README's query, then (unless catalog-only) the suites on DB.
 compare() {
-    local db=$1 what=$2 out=$SF_WORK/regress/out_$1
+    local db=$1 what=$2 only=${3:-} out=$SF_WORK/regress/out_$1
     catalog "$db" >"$SF_WORK/$db.catalog"
     if ! diff -u --label "fresh install of $newest" --label "$what" \
         "$SF_WORK/fresh.catalog" "$SF_WORK/$db.catalog" >"$SF_WORK/$db.diff"; then
@@ -84,10 +89,11 @@ compare() {
     # The README's headline query, on the updated database.
     sf_expect_eq "$what: the README's query by time, WHERE id >= now() - interval '1 day'" "3 2" \
         "$(sf_psql main -d "$db" \
-            -c "CREATE TABLE readme_events (id snowflake PRIMARY KEY DEFAULT snowflake_nextval(), body text)" \
+            -c "CREATE TEMP TABLE readme_events (id snowflake PRIMARY KEY DEFAULT snowflake_nextval(), body text)" \
             -c "INSERT INTO readme_events (id, body) VALUES (snowflake_from_timestamp(now() - interval '2 days'), 'old')" \
             -c "INSERT INTO readme_events (body) VALUES ('new'), ('newer')" \
             -c "SELECT count(*) || ' ' || count(*) FILTER (WHERE id >= now() - interval '1 day') FROM readme_events")"
+    [ "$only" != catalog-only ] || return 0
     mkdir -p "$out"
     if ! "$PG_REGRESS" --inputdir="$SF_WORK/regress" --outputdir="$out" --bindir="$SF_CLIENT_BIN" \
         --host="$(sf_sockdir main)" --port="$SF_PORT" --user=postgres --use-existing \
@@ -135,6 +141,29 @@ for r in "${releases[@]}"; do
 done
 
 if [ -z "${SF_UPDATE_PATHS_ONLY:-}" ]; then
+    # Each earlier release updated to the last release with the last
+    # release's scripts, as its users did, then to the newest.
+    last=${releases[-1]}
+    for r in "${releases[@]:0:${#releases[@]}-1}"; do
+        version=${r%%:*} commit=${r#*:}
+        db=via_${version//./_}
+        install "$db" "$commit" "$version"
+        update "$db" "${last#*:}"
+        update "$db"
+        compare "$db" "$version (${commit:0:7}) updated to ${last%%:*} (${last#*:}), then to $newest" catalog-only
+        summary+=("$version, then ${last%%:*}: $(grep -c $'\tmember\t' "$SF_WORK/$db.catalog")")
+    done
+
+    # The update run again over a database it brought to the newest version
+    # (its version set back by hand) changes nothing.
+    db=from_${last%%:*}
+    db=${db//./_}
+    sf_psql main -d "$db" -c "UPDATE pg_extension SET extversion = '${last%%:*}'
+                              WHERE extname = 'snowflake_id'"
+    update "$db"
+    compare "$db" "${last%%:*} updated to $newest, then the update to $newest run again"
+    summary+=("the update to $newest run twice: $(grep -c $'\tmember\t' "$SF_WORK/$db.catalog")")
+
     # Through every release in turn, each step with that release's scripts.
     first=${releases[0]}
     install through "${first#*:}" "${first%%:*}"
@@ -156,7 +185,7 @@ if [ -z "${SF_UPDATE_PATHS_ONLY:-}" ]; then
         db=at_${commit:0:7}
         install "$db" "$commit" 1.5
         update "$db"
-        compare "$db" "1.5 at ${commit:0:7} updated to $newest"
+        compare "$db" "1.5 at ${commit:0:7} updated to $newest" catalog-only
         summary+=("1.5 at ${commit:0:7}: $(grep -c $'\tmember\t' "$SF_WORK/$db.catalog")")
     done
 fi
