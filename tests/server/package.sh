@@ -84,7 +84,9 @@ for f in "$SF_ROOT"/snowflake_id--*.sql; do
     grep -qx "./usr/share/postgresql/15/extension/$(basename "$f")" <<<"$contents" ||
         sf_die "the package lacks $(basename "$f")"
 done
-sf_log "ok: ... and every install and update script"
+grep -qx "./usr/share/postgresql/15/extension/snowflake_id--$control_version.sql" <<<"$contents" ||
+    sf_die "the package lacks snowflake_id--$control_version.sql, the full install script make builds"
+sf_log "ok: ... and every install and update script, the built snowflake_id--$control_version.sql too"
 sf_expect_match "... and the licence, as debian/copyright" \
     '^\./usr/share/doc/postgresql-15-snowflake-id/copyright$' "$contents"
 cmp -s "$SF_ROOT/debian/copyright" <(dpkg-deb --fsys-tarfile "$deb" |
