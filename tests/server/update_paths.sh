@@ -11,6 +11,9 @@
 # interval '1 day', which a 1.5.0-1 install updated to 1.6 refused) and
 # passes the regression suites that exercise the functions.
 # Also:
+#  - a server of the 1.5.0-1 package, which leased through the registry's
+#    functions, calling a registry updated from that release: a clear
+#    ERROR that says to update the server first;
 #  - each release updated to the last release with that release's scripts
 #    (1.5.0-1 updated to 1.6.0-1, as its users did), then to the newest;
 #  - the update to the newest run again over a database it updated (the
@@ -139,6 +142,22 @@ for r in "${releases[@]}"; do
     compare "$db" "$version (${commit:0:7}) updated to $newest"
     summary+=("$version: $(grep -c $'\tmember\t' "$SF_WORK/$db.catalog")")
 done
+
+# A server of the 1.5.0-1 package leased through the registry's functions
+# (its library's call, as it sends it); a registry updated from that 1.5 to
+# 1.6 answered it 42704 type "snowflake_registry_layout" does not exist
+# from the old function bodies. Updated to the newest, it refuses it
+# clearly: update the server first.
+if [ -d "$SF_WORK/regress/out_from_1_5" ]; then
+    out=$(sf_psql main -d from_1_5 -v VERBOSITY=verbose -c "SELECT node_id, fence, floor_ms
+        FROM public.snowflake_registry_acquire(NULL, NULL, NULL, 7001, 101, 'hosta', 5432,
+            '/data/a', 1, 0, 2, 12, 1577836800000, 1000, 60000, 0)" 2>&1) &&
+        sf_die "the registry leased to a server of the 1.5.0-1 package: $out"
+    sf_expect_match "a server of 1.5.0-1 calling the repaired registry: 0A000, naming its version" \
+        "ERROR:  0A000: this registry \(snowflake_id $newest\) no longer leases node ids" "$out"
+    sf_expect_match "... and the DETAIL says to update the server first" \
+        "or of the 1.5 of the 1.5.0-1 package; .*Update snowflake_id on every server before" "$out"
+fi
 
 if [ -z "${SF_UPDATE_PATHS_ONLY:-}" ]; then
     # Each earlier release updated to the last release with the last

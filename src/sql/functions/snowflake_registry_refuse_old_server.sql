@@ -12,7 +12,8 @@
 -- docs/reference.md, "Upgrading a fleet: servers first, the registry last"
 -- tells.
 
--- Refuses a call from a server before 1.5. 0A000 (feature_not_supported):
+-- Refuses a call from a server before 1.5, or of the 1.5.0-1 package,
+-- which still leased through these functions (1.7 says so). 0A000 (feature_not_supported):
 -- the registry no longer offers leasing through this function, and asking
 -- again changes nothing until the server is updated; 55000 is what a lease
 -- held by another server gets, which asking again can cure. A server
@@ -27,9 +28,10 @@ BEGIN
     RAISE EXCEPTION 'this registry (snowflake_id %) no longer leases node ids through %()',
         version, function_name
         USING ERRCODE = '0A000',
-              DETAIL = 'The server calling is of snowflake_id 1.4 or before; servers of 1.5 '
-                       'and later lease through the registry''s tables. Update snowflake_id on '
-                       'every server before the registry''s extension.',
+              DETAIL = 'The server calling is of snowflake_id 1.4 or before, or of the 1.5 '
+                       'of the 1.5.0-1 package; later servers lease through the registry''s '
+                       'tables. Update snowflake_id on every server before the registry''s '
+                       'extension.',
               HINT = 'Install the new snowflake_id on the server and restart it; update the '
                      'registry (ALTER EXTENSION snowflake_id UPDATE) only once every server '
                      'runs it.';
