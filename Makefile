@@ -62,7 +62,7 @@ DATA = snowflake_id--1.6.sql snowflake_id--1.0.sql snowflake_id--1.0--1.1.sql \
 	snowflake_id--1.4--1.5.sql snowflake_id--1.5--1.6.sql snowflake_id--1.6--1.7.sql
 EXTVERSION := $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" snowflake_id.control)
 SQL_MAIN = src/sql/snowflake_id.sql
-SQL_SOURCES := $(SQL_MAIN) $(addprefix src/sql/,$(shell sed -n 's/^\\ir //p' $(SQL_MAIN)))
+SQL_SOURCES := $(SQL_MAIN) $(addprefix src/sql/,$(shell sed -n 's/^\\ir //p' $(SQL_MAIN) 2>/dev/null))
 DATA_built = build/snowflake_id--$(EXTVERSION).sql
 PGFILEDESC = "snowflake_id - Snowflake IDs generated inside PostgreSQL"
 

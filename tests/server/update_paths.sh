@@ -183,6 +183,15 @@ if [ -z "${SF_UPDATE_PATHS_ONLY:-}" ]; then
     compare "$db" "${last%%:*} updated to $newest, then the update to $newest run again"
     summary+=("the update to $newest run twice: $(grep -c $'\tmember\t' "$SF_WORK/$db.catalog")")
 
+    # 1.6 as this tree installs it (CREATE EXTENSION ... VERSION '1.6' runs
+    # the frozen snowflake_id--1.6.sql), then updated.
+    use_scripts tree
+    sf_psql main -c "CREATE DATABASE tree_1_6"
+    sf_psql main -d tree_1_6 -c "CREATE EXTENSION snowflake_id VERSION '1.6'"
+    update tree_1_6
+    compare tree_1_6 "1.6 installed from this tree's snowflake_id--1.6.sql, updated to $newest" catalog-only
+    summary+=("1.6 from this tree: $(grep -c $'\tmember\t' "$SF_WORK/tree_1_6.catalog")")
+
     # Through every release in turn, each step with that release's scripts.
     first=${releases[0]}
     install through "${first#*:}" "${first%%:*}"
