@@ -49,9 +49,11 @@ ok "a fresh clone passes"
 cp "$root/tools/tag-releases" "$clone/tools/"
 git -C "$clone" tag -l 'v*' | xargs -r git -C "$clone" tag -d >/dev/null
 export GIT_COMMITTER_NAME=releases-test GIT_COMMITTER_EMAIL=releases-test@invalid
-"$clone/tools/tag-releases" 2>/dev/null && "$clone/tools/tag-releases" &&
-    "$clone/tools/tag-releases" --check || fail "tools/tag-releases in a clone"
-[ "$(git -C "$clone" rev-parse v1.5^{commit})" = b3a12e306b02e49d2688cf571dd0e29bd468d4b4 ] ||
+if ! "$clone/tools/tag-releases" 2>/dev/null || ! "$clone/tools/tag-releases" ||
+    ! "$clone/tools/tag-releases" --check; then
+    fail "tools/tag-releases in a clone"
+fi
+[ "$(git -C "$clone" rev-parse 'v1.5^{commit}')" = b3a12e306b02e49d2688cf571dd0e29bd468d4b4 ] ||
     fail "tools/tag-releases: v1.5 is not on b3a12e3"
 ok "tools/tag-releases tags every release, and a second run changes nothing"
 
@@ -74,7 +76,7 @@ expect_failure "RELEASES naming 1.4's commit for 1.5" \
     "1\.5 names 7c7bf2c64a55, whose snowflake_id\.control has default_version 1\.4, not 1\.5" "$clone"
 restore
 
-git -C "$clone" tag -q -f -a -m "on the wrong commit" v1.4 5535fdcaa8d063a69e48640737d242f80dd464b5
+git -C "$clone" tag -f -a -m "on the wrong commit" v1.4 5535fdcaa8d063a69e48640737d242f80dd464b5 >/dev/null
 expect_failure "a tag v1.4 on 1.3's commit" "the tag v1\.4 points at 5535fdcaa8d0, RELEASES at 7c7bf2c64a55" \
     "$clone"
 out=$("$clone/tools/tag-releases" 2>&1) && fail "tools/tag-releases left a tag on the wrong commit: $out"
