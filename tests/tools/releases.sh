@@ -11,7 +11,7 @@
 # RELEASES.sha256 (a changed byte fails there too), saying so; a shallow
 # clone says it is shallow; under CI=true both fail.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd -P)
 work=$(mktemp -d "${TMPDIR:-/tmp}/sf-releases-test.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
@@ -35,6 +35,14 @@ expect_failure() {
 
 out=$("$root/tools/check-releases" 2>&1) || fail "the tree: $out"
 echo "$out" >&2
+# An unpacked release archive (PGXN's zip, a tarball) or a shallow clone:
+# the tree was checked against RELEASES.sha256 above, as the output says;
+# the checks below break things in a clone of the whole history.
+if [ "$(git -C "$root" rev-parse --show-toplevel 2>/dev/null)" != "$root" ] ||
+    [ "$(git -C "$root" rev-parse --is-shallow-repository)" = true ]; then
+    echo "releases: the tree passes; the checks of the check itself need a clone with the history" >&2
+    exit 0
+fi
 
 clone=$work/clone
 git clone -q --no-checkout "$root" "$clone"
