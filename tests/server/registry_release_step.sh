@@ -47,7 +47,8 @@ as_new() { SF_STAGE_BIN=$new_bin; }
 version=$(sf_extension_version)
 ttl_conf="snowflake_id.lease_ttl = '6s'"
 refusal="no longer leases node ids through snowflake_registry_(acquire|renew)\(\)"
-update_first="Update snowflake_id on every server before the registry"
+# The registry's DETAIL: it names the package, and what to do.
+update_first="1\.5\.0-1 package.*Update snowflake_id on every server before the registry"
 
 # --- a registry at 1.5.0-1, a server of each ------------------------------------
 as_old
