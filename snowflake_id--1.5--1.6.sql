@@ -60,7 +60,7 @@ $$;
 -- reads the layout table under it) and holds off the calls that follow
 -- until the update commits. A server of 1.6 then finds the table where it
 -- went, by its membership in the extension, and makes its call again
--- (src/registry/pq_store.cpp); a server before 1.6 names the
+-- (src/pg/registry/pg_registry_pq.cpp); a server before 1.6 names the
 -- tables by the extension's schema and fails from now on: update the
 -- servers first and the registry last, as docs/reference.md, "Upgrading a
 -- fleet: servers first, the registry last" tells. Nothing moves if the

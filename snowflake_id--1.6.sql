@@ -188,8 +188,8 @@ COMMENT ON VIEW snowflake_id.snowflake_status IS
 -- that locks the lease table, so the protocol is atomic in the registry; the
 -- server side only trusts what a call returned. Its tables and the view of
 -- the leases are in the schema snowflake_id (1.6): a server finds them as
--- the extension's members, wherever they are (src/registry/
--- pq_store.cpp).
+-- the extension's members, wherever they are (src/pg/registry/
+-- pg_registry_pq.cpp).
 --
 -- Fencing: a lease carries a fence, which grows whenever another run of a
 -- server takes the node id; renewals and releases must present it. A holder
@@ -278,9 +278,8 @@ COMMENT ON FUNCTION snowflake_registry_holder_text(text, integer, text, numeric)
 'A lease holder as snowflake_id''s messages name it';
 
 -- Leasing (1.5): a server's registry worker reads and writes the two tables
--- itself (1.5: in one transaction that locks snowflake_registry_lease in
--- SHARE ROW EXCLUSIVE mode; 1.6: reading without a lock and writing only
--- records still as read, which waits for that lock), and the rules (who may take a lease, the floor a new
+-- itself, in one transaction that locks snowflake_registry_lease in SHARE
+-- ROW EXCLUSIVE mode, and the rules (who may take a lease, the floor a new
 -- holder starts above, the order ids are recycled in) are the library's,
 -- once for every kind of registry. Servers before 1.5 called the four
 -- functions below, which carried the rules in 1.3 and 1.4; they took the

@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# What shipped stays shipped (tools/check-releases, RELEASES): the tree
+# passes; then, in throwaway copies, each thing the check exists for is
+# done on purpose and must fail, naming what is wrong:
+#  - a byte of a released script changed;
+#  - an update script a release shipped deleted;
+#  - RELEASES naming a commit whose control file is another version;
+#  - a tag v<VERSION> on another commit than RELEASES names;
+#  - RELEASES.sha256 out of step with the history;
+# and without the history: an unpacked archive is checked against
+# RELEASES.sha256 (a changed byte fails there too), saying so; a shallow
+# clone says it is shallow; under CI=true both fail.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd -P)
+work=$(mktemp -d "${TMPDIR:-/tmp}/sf-releases-test.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+fail() {
+    echo "FAIL: $*" >&2
+    exit 1
+}
+ok() { echo "ok: $*" >&2; }
+
+# expect_failure WHAT PATTERN DIR [ENV...]: tools/check-releases in DIR
+# fails, and its output matches PATTERN.
+expect_failure() {
+    local what=$1 pattern=$2 dir=$3 out
+    shift 3
+    if out=$(env "$@" "$dir/tools/check-releases" 2>&1); then
+        fail "$what: the check passed: $out"
+    fi
+    # One line: a pattern may span the failures the check names.
+    grep -qE -- "$pattern" <<<"${out//$'\n'/ }" || fail "$what: the output does not match /$pattern/: $out"
+    ok "$what"
+}
+
+out=$("$root/tools/check-releases" 2>&1) || fail "the tree: $out"
+echo "$out" >&2
+# An unpacked release archive (PGXN's zip, a tarball) or a shallow clone:
+# the tree was checked against RELEASES.sha256 above, as the output says;
+# the checks below break things in a clone of the whole history.
+if [ "$(git -C "$root" rev-parse --show-toplevel 2>/dev/null)" != "$root" ] ||
+    [ "$(git -C "$root" rev-parse --is-shallow-repository)" = true ]; then
+    echo "releases: the tree passes; the checks of the check itself need a clone with the history" >&2
+    exit 0
+fi
+
+clone=$work/clone
+git clone -q --no-checkout "$root" "$clone"
+git -C "$clone" checkout -q "$(git -C "$root" rev-parse HEAD)"
+# The clone as HEAD has it, with the tree's own RELEASES and check as they
+# are now (committed or not).
+restore() {
+    git -C "$clone" checkout -q -- .
+    cp "$root/RELEASES" "$root/RELEASES.sha256" "$clone/"
+    cp "$root/tools/check-releases" "$root/tools/tag-releases" "$clone/tools/"
+}
+restore
+out=$("$clone/tools/check-releases" 2>&1) || fail "a fresh clone: $out"
+ok "a fresh clone passes"
+# Tags made twice: the second run finds them all on their commits.
+git -C "$clone" tag -l 'v*' | xargs -r git -C "$clone" tag -d >/dev/null
+export GIT_COMMITTER_NAME=releases-test GIT_COMMITTER_EMAIL=releases-test@invalid
+if ! "$clone/tools/tag-releases" 2>/dev/null || ! "$clone/tools/tag-releases" ||
+    ! "$clone/tools/tag-releases" --check; then
+    fail "tools/tag-releases in a clone"
+fi
+[ "$(git -C "$clone" rev-parse 'v1.5^{commit}')" = b3a12e306b02e49d2688cf571dd0e29bd468d4b4 ] ||
+    fail "tools/tag-releases: v1.5 is not on b3a12e3"
+ok "tools/tag-releases tags every release, and a second run changes nothing"
+
+# The byte in the middle of a released update script.
+script=snowflake_id--1.4--1.5.sql
+size=$(stat -c %s "$clone/$script")
+printf 'X' | dd of="$clone/$script" bs=1 seek=$((size / 2)) conv=notrunc status=none
+expect_failure "a byte changed in $script" \
+    "$script differs from what 1\.6 shipped \(87a5c57f6c7e\): a released script never changes" "$clone"
+restore
+
+rm "$clone/snowflake_id--1.2--1.3.sql"
+expect_failure "an update script deleted" \
+    "snowflake_id--1\.2--1\.3\.sql is missing: 1\.6 shipped it, and without it a database at 1\.2 cannot be updated.*this tree no longer installs 1\.3: " \
+    "$clone"
+restore
+
+sed -i 's/^1\.5 b3a12e306b02e49d2688cf571dd0e29bd468d4b4/1.5 7c7bf2c64a5522ded86f0d3879cea8cb3caa054f/' "$clone/RELEASES"
+expect_failure "RELEASES naming 1.4's commit for 1.5" \
+    "1\.5 names 7c7bf2c64a55, whose snowflake_id\.control has default_version 1\.4, not 1\.5" "$clone"
+restore
+
+git -C "$clone" tag -f -a -m "on the wrong commit" v1.4 5535fdcaa8d063a69e48640737d242f80dd464b5 >/dev/null
+expect_failure "a tag v1.4 on 1.3's commit" "the tag v1\.4 points at 5535fdcaa8d0, RELEASES at 7c7bf2c64a55" \
+    "$clone"
+out=$("$clone/tools/tag-releases" 2>&1) && fail "tools/tag-releases left a tag on the wrong commit: $out"
+grep -q "v1.4 points at 5535fdcaa8d063a69e48640737d242f80dd464b5, RELEASES says 7c7bf2c" <<<"$out" ||
+    fail "tools/tag-releases does not name both commits: $out"
+ok "tools/tag-releases refuses it, naming both, and moves nothing"
+git -C "$clone" tag -d v1.4 >/dev/null && "$clone/tools/tag-releases" 2>/dev/null
+
+sed -i 1d "$clone/RELEASES.sha256"
+expect_failure "RELEASES.sha256 out of step" \
+    "RELEASES\.sha256 is not what RELEASES' commits shipped: tools/check-releases --write-manifest" "$clone"
+restore
+
+# expect_fallback WHAT DIR PATTERN: without the history, the check in DIR
+# passes against RELEASES.sha256, its output matching PATTERN, and fails
+# under CI=true.
+expect_fallback() {
+    local what=$1 dir=$2 pattern=$3 out
+    cp "$root/RELEASES" "$root/RELEASES.sha256" "$dir/"
+    cp "$root/tools/check-releases" "$dir/tools/"
+    out=$("$dir/tools/check-releases" 2>&1) || fail "$what: $out"
+    grep -qE -- "$pattern" <<<"$out" || fail "$what: the output does not match /$pattern/: $out"
+    ok "$what passes against RELEASES.sha256, saying why"
+    expect_failure "... and fails under CI=true" "no history to check the releases against" "$dir" CI=true
+}
+
+# An unpacked release archive: the files of the commit, no .git.
+unpacked=$work/unpacked
+mkdir "$unpacked"
+git -C "$clone" archive HEAD | tar -xf - -C "$unpacked"
+expect_fallback "an unpacked archive" "$unpacked" \
+    "not a git checkout .*: checking against RELEASES\.sha256 alone"
+printf 'X' | dd of="$unpacked/$script" bs=1 seek=$((size / 2)) conv=notrunc status=none
+expect_failure "... and fails on a byte changed there" \
+    "$script differs from what a release shipped \(RELEASES\.sha256\)" "$unpacked"
+
+shallow=$work/shallow
+git clone -q --depth 1 "file://$clone" "$shallow"
+expect_fallback "a shallow clone" "$shallow" "a shallow clone \(git fetch --unshallow\): checking against"
+echo "releases: all checks passed" >&2
