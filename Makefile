@@ -38,6 +38,15 @@
 #   make format     clang-format every C++ file in place
 #   make check-format  the C++ formatted (clang-format), the shell scripts
 #                   clean (shellcheck, tools/check-shell)
+#   make packages   Debian packages postgresql-NN-snowflake-id for 15 to 19 under
+#                   build/packages/, each built with pg_buildext against its major and
+#                   tested on it (tools/packages deb, tests/server/channel.sh); MAJORS="17 18"
+#                   to choose
+#   make rpm        RPMs in PGDG's layout (rpm/snowflake_id.spec) for the same majors,
+#                   under build/packages/rpm/, each tested likewise (tools/packages rpm)
+#   make image      CloudNativePG extension images for 18 and 19,
+#                   build/image/snowflake_id-<version>-pg<major>.oci.tar, each
+#                   tested as CloudNativePG mounts it (tools/packages image)
 #   make dist       the PGXN release archive build/snowflake_id-<version>.zip
 #                   (version from META.json, which must agree with the control
 #                   file): `git archive` of HEAD, so uncommitted changes are
@@ -146,7 +155,7 @@ $(GTEST_BIN): $(UNIT_OBJS)
 	g++ $(UNIT_OBJS) -lgtest -lgtest_main -pthread -o $@
 
 .PHONY: deps deps-frameworks deps-patroni unit test test-citus test-patroni test-lifecycle test-all-versions demo demo-stop bench bench-durable bench-toolkit bench-registry bench-type bench-time bench-wait bench-fleet format \
-	check-format dist
+	check-format dist packages rpm image
 
 deps:
 	@tools/ensure-deps
@@ -243,6 +252,16 @@ bench-fleet: deps
 format:
 	clang-format -i src/core/*.[ch]pp src/registry/*.[ch]pp src/pg/*.[ch]pp src/pg/registry/*.[ch]pp \
 		bench/fleet/*.[ch]pp tests/registry/*.cpp tests/unit/*.cpp
+
+# MAJORS given on make's command line chooses the majors (all by default).
+packages: deps
+	@tools/packages deb $(MAJORS)
+
+rpm: deps
+	@tools/packages rpm $(MAJORS)
+
+image: deps
+	@tools/packages image $(MAJORS)
 
 DIST_DIR = $(BUILD)
 
