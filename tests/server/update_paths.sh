@@ -8,8 +8,10 @@
 # classes and families, casts, tables and views, comments, owners,
 # privileges), and any difference fails with the diff. The updated
 # database then answers the README's query by time (WHERE id >= now() -
-# interval '1 day', which a 1.5.0-1 install updated to 1.6 refused) and
-# passes the regression suites that exercise the functions.
+# interval '1 day', which a 1.5.0-1 install updated to 1.6 refused), also
+# on a table of the application's written before the update (from 1.4, which
+# has the snowflake type), by the key's index, and passes the regression
+# suites that exercise the functions.
 # Also:
 #  - a server of the 1.5.0-1 package, which leased through the registry's
 #    functions, calling a registry updated from that release: a clear
@@ -96,6 +98,15 @@ compare() {
             -c "INSERT INTO readme_events (id, body) VALUES (snowflake_from_timestamp(now() - interval '2 days'), 'old')" \
             -c "INSERT INTO readme_events (body) VALUES ('new'), ('newer')" \
             -c "SELECT count(*) || ' ' || count(*) FILTER (WHERE id >= now() - interval '1 day') FROM readme_events")"
+    if [ "$(sf_psql main -d "$db" -c "SELECT to_regclass('app_events') IS NOT NULL")" = t ]; then
+        sf_expect_eq "$what: ... and on the rows written before the update" 1 \
+            "$(sf_psql main -d "$db" \
+                -c "SELECT count(*) FROM app_events WHERE id >= now() - interval '1 day'")"
+        sf_expect_match "$what: ... by the key's index, as an ID range" \
+            "Index Cond: \\(\\(id >= snowflake_first_at_or_after\\(" \
+            "$(sf_psql main -d "$db" -c "SET enable_seqscan = off" \
+                -c "EXPLAIN (COSTS OFF) SELECT * FROM app_events WHERE id >= now() - interval '1 day'")"
+    fi
     [ "$only" != catalog-only ] || return 0
     mkdir -p "$out"
     if ! "$PG_REGRESS" --inputdir="$SF_WORK/regress" --outputdir="$out" --bindir="$SF_CLIENT_BIN" \
@@ -114,6 +125,14 @@ install() {
     use_scripts "$2"
     sf_psql main -d "$1" -c "CREATE EXTENSION snowflake_id VERSION '$3'" ||
         sf_die "CREATE EXTENSION snowflake_id VERSION '$3' from $2's scripts failed with this tree's library"
+    # Data of the application's, where the version has the snowflake type
+    # (1.4): a row of two days ago and one of now, under the type's index,
+    # which the update must leave working.
+    sf_psql main -d "$1" -c "DO \$\$ BEGIN IF to_regtype('snowflake') IS NOT NULL THEN
+        CREATE TABLE app_events (id snowflake PRIMARY KEY, body text);
+        INSERT INTO app_events VALUES (snowflake_from_timestamp(now() - interval '2 days'), 'old'),
+                                      (snowflake_nextval(), 'new');
+        END IF; END \$\$"
 }
 
 update() {
