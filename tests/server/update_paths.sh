@@ -18,6 +18,8 @@
 #    ERROR that says to update the server first;
 #  - each release updated to the last release with that release's scripts
 #    (1.5.0-1 updated to 1.6.0-1, as its users did), then to the newest;
+#  - a stand-in for a missing operator made by a DBA on such a 1.6: the
+#    update refuses it, naming it, and goes through once it is dropped;
 #  - the update to the newest run again over a database it updated (the
 #    version set back by hand): it changes nothing;
 #  - through every release in turn: 1.0, then each later release's own
@@ -201,6 +203,29 @@ if [ -z "${SF_UPDATE_PATHS_ONLY:-}" ]; then
     update "$db"
     compare "$db" "${last%%:*} updated to $newest, then the update to $newest run again"
     summary+=("the update to $newest run twice: $(grep -c $'\tmember\t' "$SF_WORK/$db.catalog")")
+
+    # 1.5.0-1 updated to 1.6, where a DBA made a stand-in for a missing
+    # operator: the update refuses to take it over, naming it, and once it
+    # is dropped, updates.
+    db=stand_in
+    first15=$(grep -E '^1\.5 ' "$SF_ROOT/RELEASES" | cut -d' ' -f2)
+    install "$db" "$first15" 1.5
+    update "$db" "${last#*:}"
+    sf_psql main -d "$db" -c "CREATE FUNCTION my_ge(snowflake, timestamptz) RETURNS boolean
+        LANGUAGE sql IMMUTABLE AS 'SELECT \$1::bigint >= snowflake_from_timestamp(\$2)'" \
+        -c "CREATE OPERATOR >= (LEFTARG = snowflake, RIGHTARG = timestamptz, FUNCTION = my_ge)"
+    use_scripts tree
+    out=$(sf_psql main -d "$db" -v VERBOSITY=verbose -c "ALTER EXTENSION snowflake_id UPDATE" 2>&1) &&
+        sf_die "the update took over an operator made outside the extension: $out"
+    sf_expect_match "an operator of the DBA's where the update creates one: refused, naming it" \
+        "ERROR:  42710: operator >=\(snowflake,timestamp with time zone\) exists and is not snowflake_id's" \
+        "$out"
+    sf_expect_eq "... and the extension stays at ${last%%:*}" "${last%%:*}" \
+        "$(sf_psql main -d "$db" -c "SELECT extversion FROM pg_extension WHERE extname = 'snowflake_id'")"
+    sf_psql main -d "$db" -c "DROP OPERATOR >= (snowflake, timestamptz)" -c "DROP FUNCTION my_ge"
+    update "$db"
+    compare "$db" "1.5.0-1 updated to ${last%%:*}, a stand-in operator dropped, then updated to $newest" catalog-only
+    summary+=("1.5, then ${last%%:*}, a stand-in refused: $(grep -c $'\tmember\t' "$SF_WORK/$db.catalog")")
 
     # 1.6 as this tree installs it (CREATE EXTENSION ... VERSION '1.6' runs
     # the frozen snowflake_id--1.6.sql), then updated.
