@@ -25,6 +25,36 @@ DROP FUNCTION IF EXISTS @extschema@.snowflake_registry_is_live(
 DROP FUNCTION IF EXISTS @extschema@.snowflake_registry_may_take(
     snowflake_id.snowflake_registry_lease, numeric, bigint, text, integer, text, integer, bigint);
 
+-- For this script only (dropped at its end): an object it would create that
+-- exists already must be the extension's own, and is then left as it is;
+-- one made outside the extension (a stand-in for one the 1.5.0-1 package
+-- lacked, say) is refused, not taken over in silence.
+CREATE FUNCTION pg_temp.snowflake_repair_ours(object_type text, object_names text[],
+                                              object_args text[])
+RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+    class_id oid;
+    object_id oid;
+BEGIN
+    SELECT a.classid, a.objid INTO class_id, object_id
+    FROM pg_catalog.pg_get_object_address(object_type, object_names, object_args) a;
+    IF NOT EXISTS (SELECT FROM pg_catalog.pg_depend d
+                   JOIN pg_catalog.pg_extension e ON e.oid OPERATOR(pg_catalog.=) d.refobjid
+                   WHERE d.classid OPERATOR(pg_catalog.=) class_id
+                     AND d.objid OPERATOR(pg_catalog.=) object_id
+                     AND d.deptype OPERATOR(pg_catalog.=) 'e'
+                     AND e.extname OPERATOR(pg_catalog.=) 'snowflake_id') THEN
+        RAISE EXCEPTION '% exists and is not snowflake_id''s',
+            pg_catalog.pg_describe_object(class_id, object_id, 0)
+            USING ERRCODE = 'duplicate_object',
+                  DETAIL = 'snowflake_id 1.7 creates it, and takes over no object made outside '
+                           'the extension (such as a stand-in for one that the 1.5.0-1 package '
+                           'lacked).',
+                  HINT = 'Drop that object, then run ALTER EXTENSION snowflake_id UPDATE again.';
+    END IF;
+END
+$$;
+
 -- src/sql/schema.sql
 -- The schema snowflake_id (1.6) holds the extension's tables and views: the
 -- registry's two tables, its view of the leases and the view
@@ -470,12 +500,13 @@ COMMENT ON VIEW snowflake_id.snowflake_registry_leases IS
 -- function, quoted). Comparison, hashing, output and binary send are
 -- bigint's own internal functions; the input (text and binary) and the
 -- casts from integers refuse negative values.
--- Created if missing; an existing type is left as it is.
+-- Created if missing; an existing type of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE TYPE snowflake;
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('type', ARRAY['@extschema@.snowflake']::text[], ARRAY[]::text[]);
 END
 $repair$;
 
@@ -488,7 +519,8 @@ AS 'MODULE_PATHNAME', 'snowflake_type_recv' LANGUAGE C IMMUTABLE STRICT PARALLEL
 CREATE OR REPLACE FUNCTION snowflake_send(snowflake) RETURNS bytea
 AS 'int8send' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE;
 
--- Created if missing; an existing type is left as it is.
+-- Created if missing; an existing type of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE TYPE snowflake (
@@ -497,7 +529,7 @@ BEGIN
         INTERNALLENGTH = 8, PASSEDBYVALUE, ALIGNMENT = double, STORAGE = plain
     );
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('type', ARRAY['@extschema@.snowflake']::text[], ARRAY[]::text[]);
 END
 $repair$;
 
@@ -514,23 +546,25 @@ COMMENT ON FUNCTION snowflake_send(snowflake) IS 'Binary output of the snowflake
 -- is not rewritten. From bigint and integer: on assignment, checked, so
 -- DEFAULT snowflake_nextval() and INSERT ... VALUES (42) work, and no
 -- negative value gets in.
--- Created if missing; an existing cast is left as it is.
+-- Created if missing; an existing cast of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE CAST (snowflake AS bigint) WITHOUT FUNCTION AS IMPLICIT;
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('cast', ARRAY['snowflake']::text[], ARRAY['bigint']::text[]);
 END
 $repair$;
 
 CREATE OR REPLACE FUNCTION snowflake(bigint) RETURNS snowflake
 AS 'MODULE_PATHNAME', 'snowflake_type_from_bigint' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
--- Created if missing; an existing cast is left as it is.
+-- Created if missing; an existing cast of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE CAST (bigint AS snowflake) WITH FUNCTION snowflake(bigint) AS ASSIGNMENT;
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('cast', ARRAY['bigint']::text[], ARRAY['snowflake']::text[]);
 END
 $repair$;
 
@@ -564,113 +598,125 @@ AS 'int8ge' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
 CREATE OR REPLACE FUNCTION snowflake_cmp(bigint, snowflake) RETURNS integer
 AS 'btint8cmp' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
 
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR = (LEFTARG = snowflake, RIGHTARG = bigint, FUNCTION = snowflake_eq, COMMUTATOR = =,
                        NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '=']::text[], ARRAY['snowflake', 'bigint']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR <> (LEFTARG = snowflake, RIGHTARG = bigint, FUNCTION = snowflake_ne, COMMUTATOR = <>,
                         NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<>']::text[], ARRAY['snowflake', 'bigint']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR < (LEFTARG = snowflake, RIGHTARG = bigint, FUNCTION = snowflake_lt, COMMUTATOR = >,
                        NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<']::text[], ARRAY['snowflake', 'bigint']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR <= (LEFTARG = snowflake, RIGHTARG = bigint, FUNCTION = snowflake_le, COMMUTATOR = >=,
                         NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<=']::text[], ARRAY['snowflake', 'bigint']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR > (LEFTARG = snowflake, RIGHTARG = bigint, FUNCTION = snowflake_gt, COMMUTATOR = <,
                        NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '>']::text[], ARRAY['snowflake', 'bigint']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR >= (LEFTARG = snowflake, RIGHTARG = bigint, FUNCTION = snowflake_ge, COMMUTATOR = <=,
                         NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '>=']::text[], ARRAY['snowflake', 'bigint']::text[]);
 END
 $repair$;
 
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR = (LEFTARG = bigint, RIGHTARG = snowflake, FUNCTION = snowflake_eq, COMMUTATOR = =,
                        NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '=']::text[], ARRAY['bigint', 'snowflake']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR <> (LEFTARG = bigint, RIGHTARG = snowflake, FUNCTION = snowflake_ne, COMMUTATOR = <>,
                         NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<>']::text[], ARRAY['bigint', 'snowflake']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR < (LEFTARG = bigint, RIGHTARG = snowflake, FUNCTION = snowflake_lt, COMMUTATOR = >,
                        NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<']::text[], ARRAY['bigint', 'snowflake']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR <= (LEFTARG = bigint, RIGHTARG = snowflake, FUNCTION = snowflake_le, COMMUTATOR = >=,
                         NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<=']::text[], ARRAY['bigint', 'snowflake']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR > (LEFTARG = bigint, RIGHTARG = snowflake, FUNCTION = snowflake_gt, COMMUTATOR = <,
                        NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '>']::text[], ARRAY['bigint', 'snowflake']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR >= (LEFTARG = bigint, RIGHTARG = snowflake, FUNCTION = snowflake_ge, COMMUTATOR = <=,
                         NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '>=']::text[], ARRAY['bigint', 'snowflake']::text[]);
 END
 $repair$;
 COMMENT ON FUNCTION snowflake_eq(snowflake, bigint) IS 'snowflake = bigint, by bigint''s int8eq';
@@ -708,12 +754,13 @@ COMMENT ON OPERATOR >= (bigint, snowflake) IS 'Greater than or equal, compared a
 -- src/sql/types/snowflake_integer.sql
 CREATE OR REPLACE FUNCTION snowflake(integer) RETURNS snowflake
 AS 'MODULE_PATHNAME', 'snowflake_type_from_integer' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
--- Created if missing; an existing cast is left as it is.
+-- Created if missing; an existing cast of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE CAST (integer AS snowflake) WITH FUNCTION snowflake(integer) AS ASSIGNMENT;
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('cast', ARRAY['integer']::text[], ARRAY['snowflake']::text[]);
 END
 $repair$;
 
@@ -749,113 +796,125 @@ AS 'int48ge' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
 CREATE OR REPLACE FUNCTION snowflake_cmp(integer, snowflake) RETURNS integer
 AS 'btint48cmp' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
 
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR = (LEFTARG = snowflake, RIGHTARG = integer, FUNCTION = snowflake_eq, COMMUTATOR = =,
                        NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '=']::text[], ARRAY['snowflake', 'integer']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR <> (LEFTARG = snowflake, RIGHTARG = integer, FUNCTION = snowflake_ne, COMMUTATOR = <>,
                         NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<>']::text[], ARRAY['snowflake', 'integer']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR < (LEFTARG = snowflake, RIGHTARG = integer, FUNCTION = snowflake_lt, COMMUTATOR = >,
                        NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<']::text[], ARRAY['snowflake', 'integer']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR <= (LEFTARG = snowflake, RIGHTARG = integer, FUNCTION = snowflake_le, COMMUTATOR = >=,
                         NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<=']::text[], ARRAY['snowflake', 'integer']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR > (LEFTARG = snowflake, RIGHTARG = integer, FUNCTION = snowflake_gt, COMMUTATOR = <,
                        NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '>']::text[], ARRAY['snowflake', 'integer']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR >= (LEFTARG = snowflake, RIGHTARG = integer, FUNCTION = snowflake_ge, COMMUTATOR = <=,
                         NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '>=']::text[], ARRAY['snowflake', 'integer']::text[]);
 END
 $repair$;
 
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR = (LEFTARG = integer, RIGHTARG = snowflake, FUNCTION = snowflake_eq, COMMUTATOR = =,
                        NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '=']::text[], ARRAY['integer', 'snowflake']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR <> (LEFTARG = integer, RIGHTARG = snowflake, FUNCTION = snowflake_ne, COMMUTATOR = <>,
                         NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<>']::text[], ARRAY['integer', 'snowflake']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR < (LEFTARG = integer, RIGHTARG = snowflake, FUNCTION = snowflake_lt, COMMUTATOR = >,
                        NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<']::text[], ARRAY['integer', 'snowflake']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR <= (LEFTARG = integer, RIGHTARG = snowflake, FUNCTION = snowflake_le, COMMUTATOR = >=,
                         NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<=']::text[], ARRAY['integer', 'snowflake']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR > (LEFTARG = integer, RIGHTARG = snowflake, FUNCTION = snowflake_gt, COMMUTATOR = <,
                        NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '>']::text[], ARRAY['integer', 'snowflake']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR >= (LEFTARG = integer, RIGHTARG = snowflake, FUNCTION = snowflake_ge, COMMUTATOR = <=,
                         NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '>=']::text[], ARRAY['integer', 'snowflake']::text[]);
 END
 $repair$;
 COMMENT ON FUNCTION snowflake_eq(snowflake, integer) IS 'snowflake = integer, by bigint''s int84eq';
@@ -912,58 +971,64 @@ AS 'hashint8' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
 CREATE OR REPLACE FUNCTION snowflake_hash_extended(snowflake, bigint) RETURNS bigint
 AS 'hashint8extended' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
 
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR = (LEFTARG = snowflake, RIGHTARG = snowflake, FUNCTION = snowflake_eq, COMMUTATOR = =,
                        NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '=']::text[], ARRAY['snowflake', 'snowflake']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR <> (LEFTARG = snowflake, RIGHTARG = snowflake, FUNCTION = snowflake_ne, COMMUTATOR = <>,
                         NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<>']::text[], ARRAY['snowflake', 'snowflake']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR < (LEFTARG = snowflake, RIGHTARG = snowflake, FUNCTION = snowflake_lt, COMMUTATOR = >,
                        NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<']::text[], ARRAY['snowflake', 'snowflake']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR <= (LEFTARG = snowflake, RIGHTARG = snowflake, FUNCTION = snowflake_le, COMMUTATOR = >=,
                         NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<=']::text[], ARRAY['snowflake', 'snowflake']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR > (LEFTARG = snowflake, RIGHTARG = snowflake, FUNCTION = snowflake_gt, COMMUTATOR = <,
                        NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '>']::text[], ARRAY['snowflake', 'snowflake']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR >= (LEFTARG = snowflake, RIGHTARG = snowflake, FUNCTION = snowflake_ge, COMMUTATOR = <=,
                         NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '>=']::text[], ARRAY['snowflake', 'snowflake']::text[]);
 END
 $repair$;
 
@@ -997,22 +1062,24 @@ COMMENT ON OPERATOR >= (snowflake, snowflake) IS 'Greater than or equal, compare
 -- rounded ID names another row.
 CREATE OR REPLACE FUNCTION snowflake(numeric) RETURNS snowflake
 AS 'MODULE_PATHNAME', 'snowflake_type_from_numeric' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
--- Created if missing; an existing cast is left as it is.
+-- Created if missing; an existing cast of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE CAST (numeric AS snowflake) WITH FUNCTION snowflake(numeric) AS ASSIGNMENT;
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('cast', ARRAY['numeric']::text[], ARRAY['snowflake']::text[]);
 END
 $repair$;
 CREATE OR REPLACE FUNCTION snowflake_numeric(snowflake) RETURNS numeric
 AS 'int8_numeric' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE;
--- Created if missing; an existing cast is left as it is.
+-- Created if missing; an existing cast of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE CAST (snowflake AS numeric) WITH FUNCTION snowflake_numeric(snowflake) AS ASSIGNMENT;
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('cast', ARRAY['snowflake']::text[], ARRAY['numeric']::text[]);
 END
 $repair$;
 
@@ -1041,112 +1108,124 @@ AS 'MODULE_PATHNAME', 'snowflake_type_numeric_gt' LANGUAGE C IMMUTABLE STRICT PA
 CREATE OR REPLACE FUNCTION snowflake_ge(numeric, snowflake) RETURNS boolean
 AS 'MODULE_PATHNAME', 'snowflake_type_numeric_ge' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR = (LEFTARG = snowflake, RIGHTARG = numeric, FUNCTION = snowflake_eq, COMMUTATOR = =,
                        NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '=']::text[], ARRAY['snowflake', 'numeric']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR <> (LEFTARG = snowflake, RIGHTARG = numeric, FUNCTION = snowflake_ne, COMMUTATOR = <>,
                         NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<>']::text[], ARRAY['snowflake', 'numeric']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR < (LEFTARG = snowflake, RIGHTARG = numeric, FUNCTION = snowflake_lt, COMMUTATOR = >,
                        NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<']::text[], ARRAY['snowflake', 'numeric']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR <= (LEFTARG = snowflake, RIGHTARG = numeric, FUNCTION = snowflake_le, COMMUTATOR = >=,
                         NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<=']::text[], ARRAY['snowflake', 'numeric']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR > (LEFTARG = snowflake, RIGHTARG = numeric, FUNCTION = snowflake_gt, COMMUTATOR = <,
                        NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '>']::text[], ARRAY['snowflake', 'numeric']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR >= (LEFTARG = snowflake, RIGHTARG = numeric, FUNCTION = snowflake_ge, COMMUTATOR = <=,
                         NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '>=']::text[], ARRAY['snowflake', 'numeric']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR = (LEFTARG = numeric, RIGHTARG = snowflake, FUNCTION = snowflake_eq, COMMUTATOR = =,
                        NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '=']::text[], ARRAY['numeric', 'snowflake']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR <> (LEFTARG = numeric, RIGHTARG = snowflake, FUNCTION = snowflake_ne, COMMUTATOR = <>,
                         NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<>']::text[], ARRAY['numeric', 'snowflake']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR < (LEFTARG = numeric, RIGHTARG = snowflake, FUNCTION = snowflake_lt, COMMUTATOR = >,
                        NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<']::text[], ARRAY['numeric', 'snowflake']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR <= (LEFTARG = numeric, RIGHTARG = snowflake, FUNCTION = snowflake_le, COMMUTATOR = >=,
                         NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<=']::text[], ARRAY['numeric', 'snowflake']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR > (LEFTARG = numeric, RIGHTARG = snowflake, FUNCTION = snowflake_gt, COMMUTATOR = <,
                        NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '>']::text[], ARRAY['numeric', 'snowflake']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR >= (LEFTARG = numeric, RIGHTARG = snowflake, FUNCTION = snowflake_ge, COMMUTATOR = <=,
                         NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '>=']::text[], ARRAY['numeric', 'snowflake']::text[]);
 END
 $repair$;
 
@@ -1188,12 +1267,13 @@ COMMENT ON OPERATOR >= (numeric, snowflake) IS 'Greater than or equal, compared 
 -- the cast refuses a negative value as the others do.
 CREATE OR REPLACE FUNCTION snowflake(smallint) RETURNS snowflake
 AS 'MODULE_PATHNAME', 'snowflake_type_from_smallint' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
--- Created if missing; an existing cast is left as it is.
+-- Created if missing; an existing cast of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE CAST (smallint AS snowflake) WITH FUNCTION snowflake(smallint) AS ASSIGNMENT;
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('cast', ARRAY['smallint']::text[], ARRAY['snowflake']::text[]);
 END
 $repair$;
 
@@ -1226,112 +1306,124 @@ AS 'int28ge' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
 CREATE OR REPLACE FUNCTION snowflake_cmp(smallint, snowflake) RETURNS integer
 AS 'btint28cmp' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
 
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR = (LEFTARG = snowflake, RIGHTARG = smallint, FUNCTION = snowflake_eq, COMMUTATOR = =,
                        NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '=']::text[], ARRAY['snowflake', 'smallint']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR <> (LEFTARG = snowflake, RIGHTARG = smallint, FUNCTION = snowflake_ne, COMMUTATOR = <>,
                         NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<>']::text[], ARRAY['snowflake', 'smallint']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR < (LEFTARG = snowflake, RIGHTARG = smallint, FUNCTION = snowflake_lt, COMMUTATOR = >,
                        NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<']::text[], ARRAY['snowflake', 'smallint']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR <= (LEFTARG = snowflake, RIGHTARG = smallint, FUNCTION = snowflake_le, COMMUTATOR = >=,
                         NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<=']::text[], ARRAY['snowflake', 'smallint']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR > (LEFTARG = snowflake, RIGHTARG = smallint, FUNCTION = snowflake_gt, COMMUTATOR = <,
                        NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '>']::text[], ARRAY['snowflake', 'smallint']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR >= (LEFTARG = snowflake, RIGHTARG = smallint, FUNCTION = snowflake_ge, COMMUTATOR = <=,
                         NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '>=']::text[], ARRAY['snowflake', 'smallint']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR = (LEFTARG = smallint, RIGHTARG = snowflake, FUNCTION = snowflake_eq, COMMUTATOR = =,
                        NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '=']::text[], ARRAY['smallint', 'snowflake']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR <> (LEFTARG = smallint, RIGHTARG = snowflake, FUNCTION = snowflake_ne, COMMUTATOR = <>,
                         NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<>']::text[], ARRAY['smallint', 'snowflake']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR < (LEFTARG = smallint, RIGHTARG = snowflake, FUNCTION = snowflake_lt, COMMUTATOR = >,
                        NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<']::text[], ARRAY['smallint', 'snowflake']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR <= (LEFTARG = smallint, RIGHTARG = snowflake, FUNCTION = snowflake_le, COMMUTATOR = >=,
                         NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<=']::text[], ARRAY['smallint', 'snowflake']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR > (LEFTARG = smallint, RIGHTARG = snowflake, FUNCTION = snowflake_gt, COMMUTATOR = <,
                        NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '>']::text[], ARRAY['smallint', 'snowflake']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR >= (LEFTARG = smallint, RIGHTARG = snowflake, FUNCTION = snowflake_ge, COMMUTATOR = <=,
                         NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '>=']::text[], ARRAY['smallint', 'snowflake']::text[]);
 END
 $repair$;
 
@@ -1372,15 +1464,17 @@ COMMENT ON OPERATOR >= (smallint, snowflake) IS 'Greater than or equal, compared
 -- snowflake column and prunes its partitions; and a bigint column can
 -- reference a snowflake key. bigint's own operators join the families, as
 -- a foreign key from bigint needs bigint = bigint in the key's family.
--- Created if missing; an existing operator family is left as it is.
+-- Created if missing; an existing operator family of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR FAMILY snowflake_ops USING btree;
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator family', ARRAY['btree', '@extschema@', 'snowflake_ops']::text[], ARRAY[]::text[]);
 END
 $repair$;
--- Created if missing; an existing operator class is left as it is.
+-- Created if missing; an existing operator class of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR CLASS snowflake_ops DEFAULT FOR TYPE snowflake USING btree FAMILY snowflake_ops AS
@@ -1390,7 +1484,7 @@ BEGIN
         FUNCTION 1 snowflake_cmp(snowflake, snowflake),
         FUNCTION 2 (snowflake, snowflake) btint8sortsupport(internal);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator class', ARRAY['btree', '@extschema@', 'snowflake_ops']::text[], ARRAY[]::text[]);
 END
 $repair$;
 -- Each member the family lacks, added; each one it holds, left.
@@ -1540,15 +1634,17 @@ COMMENT ON OPERATOR CLASS snowflake_ops USING btree IS
 'The snowflake type''s default btree class: primary keys, unique constraints, ORDER BY and merge joins, bigint''s order';
 
 -- src/sql/families/snowflake_hash_ops.sql
--- Created if missing; an existing operator family is left as it is.
+-- Created if missing; an existing operator family of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR FAMILY snowflake_hash_ops USING hash;
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator family', ARRAY['hash', '@extschema@', 'snowflake_hash_ops']::text[], ARRAY[]::text[]);
 END
 $repair$;
--- Created if missing; an existing operator class is left as it is.
+-- Created if missing; an existing operator class of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR CLASS snowflake_hash_ops DEFAULT FOR TYPE snowflake USING hash
@@ -1557,7 +1653,7 @@ BEGIN
         FUNCTION 1 snowflake_hash(snowflake),
         FUNCTION 2 snowflake_hash_extended(snowflake, bigint);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator class', ARRAY['hash', '@extschema@', 'snowflake_hash_ops']::text[], ARRAY[]::text[]);
 END
 $repair$;
 -- Each member the family lacks, added; each one it holds, left.
@@ -1627,15 +1723,17 @@ COMMENT ON OPERATOR CLASS snowflake_hash_ops USING hash IS
 
 -- src/sql/families/snowflake_minmax_ops.sql
 -- BRIN minmax, for large append-only tables keyed by time-ordered IDs.
--- Created if missing; an existing operator family is left as it is.
+-- Created if missing; an existing operator family of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR FAMILY snowflake_minmax_ops USING brin;
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator family', ARRAY['brin', '@extschema@', 'snowflake_minmax_ops']::text[], ARRAY[]::text[]);
 END
 $repair$;
--- Created if missing; an existing operator class is left as it is.
+-- Created if missing; an existing operator class of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR CLASS snowflake_minmax_ops DEFAULT FOR TYPE snowflake USING brin
@@ -1648,7 +1746,7 @@ BEGIN
         FUNCTION 3 brin_minmax_consistent(internal, internal, internal),
         FUNCTION 4 brin_minmax_union(internal, internal, internal);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator class', ARRAY['brin', '@extschema@', 'snowflake_minmax_ops']::text[], ARRAY[]::text[]);
 END
 $repair$;
 -- Each member the family lacks, added; each one it holds, left.
@@ -1743,76 +1841,84 @@ CREATE OR REPLACE FUNCTION snowflake_ge(timestamptz, snowflake) RETURNS boolean
 AS 'MODULE_PATHNAME', 'snowflake_timestamptz_ge' LANGUAGE C STABLE STRICT PARALLEL SAFE
 SUPPORT snowflake_time_comparison_support;
 
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR < (LEFTARG = snowflake, RIGHTARG = timestamptz, FUNCTION = snowflake_lt,
                        COMMUTATOR = >, NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<']::text[], ARRAY['snowflake', 'timestamptz']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR <= (LEFTARG = snowflake, RIGHTARG = timestamptz, FUNCTION = snowflake_le,
                         COMMUTATOR = >=, NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<=']::text[], ARRAY['snowflake', 'timestamptz']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR > (LEFTARG = snowflake, RIGHTARG = timestamptz, FUNCTION = snowflake_gt,
                        COMMUTATOR = <, NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '>']::text[], ARRAY['snowflake', 'timestamptz']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR >= (LEFTARG = snowflake, RIGHTARG = timestamptz, FUNCTION = snowflake_ge,
                         COMMUTATOR = <=, NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '>=']::text[], ARRAY['snowflake', 'timestamptz']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR < (LEFTARG = timestamptz, RIGHTARG = snowflake, FUNCTION = snowflake_lt,
                        COMMUTATOR = >, NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<']::text[], ARRAY['timestamptz', 'snowflake']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR <= (LEFTARG = timestamptz, RIGHTARG = snowflake, FUNCTION = snowflake_le,
                         COMMUTATOR = >=, NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<=']::text[], ARRAY['timestamptz', 'snowflake']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR > (LEFTARG = timestamptz, RIGHTARG = snowflake, FUNCTION = snowflake_gt,
                        COMMUTATOR = <, NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '>']::text[], ARRAY['timestamptz', 'snowflake']::text[]);
 END
 $repair$;
--- Created if missing; an existing operator is left as it is.
+-- Created if missing; an existing operator of the extension's is left as it
+-- is, one of another's refused.
 DO $repair$
 BEGIN
     CREATE OPERATOR >= (LEFTARG = timestamptz, RIGHTARG = snowflake, FUNCTION = snowflake_ge,
                         COMMUTATOR = <=, NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    NULL;
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '>=']::text[], ARRAY['timestamptz', 'snowflake']::text[]);
 END
 $repair$;
 
@@ -2392,3 +2498,5 @@ COMMENT ON FUNCTION snowflake_from_public(text, bytea, text, boolean) IS
 'The ID of a public form, for the key, prefix and check_symbol it was made with; takes lower case, I and L for 1, O for 0, hyphens';
 COMMENT ON FUNCTION snowflake_from_public(text, text, boolean) IS
 'snowflake_from_public(public_id, key, ...) with the key in snowflake_id.public_key';
+
+DROP FUNCTION pg_temp.snowflake_repair_ours(text, text[], text[]);

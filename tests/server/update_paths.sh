@@ -8,14 +8,18 @@
 # classes and families, casts, tables and views, comments, owners,
 # privileges), and any difference fails with the diff. The updated
 # database then answers the README's query by time (WHERE id >= now() -
-# interval '1 day', which a 1.5.0-1 install updated to 1.6 refused) and
-# passes the regression suites that exercise the functions.
+# interval '1 day', which a 1.5.0-1 install updated to 1.6 refused), also
+# on a table of the application's written before the update (from 1.4, which
+# has the snowflake type), by the key's index, and passes the regression
+# suites that exercise the functions.
 # Also:
 #  - a server of the 1.5.0-1 package, which leased through the registry's
 #    functions, calling a registry updated from that release: a clear
 #    ERROR that says to update the server first;
 #  - each release updated to the last release with that release's scripts
 #    (1.5.0-1 updated to 1.6.0-1, as its users did), then to the newest;
+#  - a stand-in for a missing operator made by a DBA on such a 1.6: the
+#    update refuses it, naming it, and goes through once it is dropped;
 #  - the update to the newest run again over a database it updated (the
 #    version set back by hand): it changes nothing;
 #  - through every release in turn: 1.0, then each later release's own
@@ -96,6 +100,15 @@ compare() {
             -c "INSERT INTO readme_events (id, body) VALUES (snowflake_from_timestamp(now() - interval '2 days'), 'old')" \
             -c "INSERT INTO readme_events (body) VALUES ('new'), ('newer')" \
             -c "SELECT count(*) || ' ' || count(*) FILTER (WHERE id >= now() - interval '1 day') FROM readme_events")"
+    if [ "$(sf_psql main -d "$db" -c "SELECT to_regclass('app_events') IS NOT NULL")" = t ]; then
+        sf_expect_eq "$what: ... and on the rows written before the update" 1 \
+            "$(sf_psql main -d "$db" \
+                -c "SELECT count(*) FROM app_events WHERE id >= now() - interval '1 day'")"
+        sf_expect_match "$what: ... by the key's index, as an ID range" \
+            "Index Cond: \\(\\(id >= snowflake_first_at_or_after\\(" \
+            "$(sf_psql main -d "$db" -c "SET enable_seqscan = off" \
+                -c "EXPLAIN (COSTS OFF) SELECT * FROM app_events WHERE id >= now() - interval '1 day'")"
+    fi
     [ "$only" != catalog-only ] || return 0
     mkdir -p "$out"
     if ! "$PG_REGRESS" --inputdir="$SF_WORK/regress" --outputdir="$out" --bindir="$SF_CLIENT_BIN" \
@@ -114,6 +127,14 @@ install() {
     use_scripts "$2"
     sf_psql main -d "$1" -c "CREATE EXTENSION snowflake_id VERSION '$3'" ||
         sf_die "CREATE EXTENSION snowflake_id VERSION '$3' from $2's scripts failed with this tree's library"
+    # Data of the application's, where the version has the snowflake type
+    # (1.4): a row of two days ago and one of now, under the type's index,
+    # which the update must leave working.
+    sf_psql main -d "$1" -c "DO \$\$ BEGIN IF to_regtype('snowflake') IS NOT NULL THEN
+        CREATE TABLE app_events (id snowflake PRIMARY KEY, body text);
+        INSERT INTO app_events VALUES (snowflake_from_timestamp(now() - interval '2 days'), 'old'),
+                                      (snowflake_nextval(), 'new');
+        END IF; END \$\$"
 }
 
 update() {
@@ -182,6 +203,29 @@ if [ -z "${SF_UPDATE_PATHS_ONLY:-}" ]; then
     update "$db"
     compare "$db" "${last%%:*} updated to $newest, then the update to $newest run again"
     summary+=("the update to $newest run twice: $(grep -c $'\tmember\t' "$SF_WORK/$db.catalog")")
+
+    # 1.5.0-1 updated to 1.6, where a DBA made a stand-in for a missing
+    # operator: the update refuses to take it over, naming it, and once it
+    # is dropped, updates.
+    db=stand_in
+    first15=$(grep -E '^1\.5 ' "$SF_ROOT/RELEASES" | cut -d' ' -f2)
+    install "$db" "$first15" 1.5
+    update "$db" "${last#*:}"
+    sf_psql main -d "$db" -c "CREATE FUNCTION my_ge(snowflake, timestamptz) RETURNS boolean
+        LANGUAGE sql IMMUTABLE AS 'SELECT \$1::bigint >= snowflake_from_timestamp(\$2)'" \
+        -c "CREATE OPERATOR >= (LEFTARG = snowflake, RIGHTARG = timestamptz, FUNCTION = my_ge)"
+    use_scripts tree
+    out=$(sf_psql main -d "$db" -v VERBOSITY=verbose -c "ALTER EXTENSION snowflake_id UPDATE" 2>&1) &&
+        sf_die "the update took over an operator made outside the extension: $out"
+    sf_expect_match "an operator of the DBA's where the update creates one: refused, naming it" \
+        "ERROR:  42710: operator >=\(snowflake,timestamp with time zone\) exists and is not snowflake_id's" \
+        "$out"
+    sf_expect_eq "... and the extension stays at ${last%%:*}" "${last%%:*}" \
+        "$(sf_psql main -d "$db" -c "SELECT extversion FROM pg_extension WHERE extname = 'snowflake_id'")"
+    sf_psql main -d "$db" -c "DROP OPERATOR >= (snowflake, timestamptz)" -c "DROP FUNCTION my_ge"
+    update "$db"
+    compare "$db" "1.5.0-1 updated to ${last%%:*}, a stand-in operator dropped, then updated to $newest" catalog-only
+    summary+=("1.5, then ${last%%:*}, a stand-in refused: $(grep -c $'\tmember\t' "$SF_WORK/$db.catalog")")
 
     # 1.6 as this tree installs it (CREATE EXTENSION ... VERSION '1.6' runs
     # the frozen snowflake_id--1.6.sql), then updated.

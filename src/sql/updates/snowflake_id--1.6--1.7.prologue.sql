@@ -24,3 +24,33 @@ DROP FUNCTION IF EXISTS @extschema@.snowflake_registry_is_live(
     snowflake_id.snowflake_registry_lease, timestamptz);
 DROP FUNCTION IF EXISTS @extschema@.snowflake_registry_may_take(
     snowflake_id.snowflake_registry_lease, numeric, bigint, text, integer, text, integer, bigint);
+
+-- For this script only (dropped at its end): an object it would create that
+-- exists already must be the extension's own, and is then left as it is;
+-- one made outside the extension (a stand-in for one the 1.5.0-1 package
+-- lacked, say) is refused, not taken over in silence.
+CREATE FUNCTION pg_temp.snowflake_repair_ours(object_type text, object_names text[],
+                                              object_args text[])
+RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+    class_id oid;
+    object_id oid;
+BEGIN
+    SELECT a.classid, a.objid INTO class_id, object_id
+    FROM pg_catalog.pg_get_object_address(object_type, object_names, object_args) a;
+    IF NOT EXISTS (SELECT FROM pg_catalog.pg_depend d
+                   JOIN pg_catalog.pg_extension e ON e.oid OPERATOR(pg_catalog.=) d.refobjid
+                   WHERE d.classid OPERATOR(pg_catalog.=) class_id
+                     AND d.objid OPERATOR(pg_catalog.=) object_id
+                     AND d.deptype OPERATOR(pg_catalog.=) 'e'
+                     AND e.extname OPERATOR(pg_catalog.=) 'snowflake_id') THEN
+        RAISE EXCEPTION '% exists and is not snowflake_id''s',
+            pg_catalog.pg_describe_object(class_id, object_id, 0)
+            USING ERRCODE = 'duplicate_object',
+                  DETAIL = 'snowflake_id 1.7 creates it, and takes over no object made outside '
+                           'the extension (such as a stand-in for one that the 1.5.0-1 package '
+                           'lacked).',
+                  HINT = 'Drop that object, then run ALTER EXTENSION snowflake_id UPDATE again.';
+    END IF;
+END
+$$;
