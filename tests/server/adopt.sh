@@ -22,10 +22,7 @@
 # Runs on the system's PostgreSQL only (tests/all-versions leaves it out):
 # the servers tools/fetch-pg assembles have no pg_dump of their own, and
 # an older pg_dump refuses a newer server.
-set -euo pipefail
-source "$(dirname "$0")/../lib/cluster.sh"
-sf_init_workspace
-sf_stage
+source "$(dirname "$0")/../lib/suite.sh"
 
 # No autovacuum: its workers, connected to a database, would count as
 # sessions whose type an unprivileged caller cannot see, at random moments.

@@ -17,10 +17,7 @@
 #    not the clock; after a step back within max_clock_drift, the same
 #    demand fails with the clock-behind ERROR, although the IDs run no
 #    further ahead than demand alone could take them.
-set -euo pipefail
-source "$(dirname "$0")/../lib/cluster.sh"
-sf_init_workspace
-sf_stage
+source "$(dirname "$0")/../lib/suite.sh"
 sf_fake_clock
 clock=$SF_CLOCK
 

@@ -8,10 +8,7 @@
 # received before; and both resume right after the last ID (the exact floor
 # recorded when the server stopped), not at the end of a reservation.
 # tests/server/durable.sh covers the postmaster killed and the clock set back.
-set -euo pipefail
-source "$(dirname "$0")/../lib/cluster.sh"
-sf_init_workspace
-sf_stage
+source "$(dirname "$0")/../lib/suite.sh"
 sf_fake_clock
 clock=$SF_CLOCK
 

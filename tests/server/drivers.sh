@@ -7,10 +7,7 @@
 # is) and with it (ints both ways); the snippets run are the page's own,
 # taken from its marked blocks, so the page cannot drift from the test.
 # Decimal parameters (numeric) against the snowflake key are tested too.
-set -euo pipefail
-source "$(dirname "$0")/../lib/cluster.sh"
-sf_init_workspace
-sf_stage
+source "$(dirname "$0")/../lib/suite.sh"
 
 # Debian's Python, where the Debian packages are (not a python3 earlier in PATH).
 python=/usr/bin/python3

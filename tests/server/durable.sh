@@ -14,10 +14,7 @@
 # older than the data directory (put back from a backup after a clean stop),
 # and neither refusal advises restoring from a backup; reservations are
 # renewed ahead of need; and a block is reserved up to its last ID.
-set -euo pipefail
-source "$(dirname "$0")/../lib/cluster.sh"
-sf_init_workspace
-sf_stage
+source "$(dirname "$0")/../lib/suite.sh"
 sf_fake_clock
 clock=$SF_CLOCK
 

@@ -14,10 +14,7 @@
 #    cancellable, issues nothing when cancelled (and a later call waits as
 #    well), and once synchronous_standby_names is empty again IDs continue
 #    above everything issued before.
-set -euo pipefail
-source "$(dirname "$0")/../lib/cluster.sh"
-sf_init_workspace
-sf_stage
+source "$(dirname "$0")/../lib/suite.sh"
 sf_fake_clock
 
 

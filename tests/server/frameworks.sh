@@ -88,6 +88,7 @@ app=$SF_WORK/app
 mkdir -p "$app" "$SF_WORK/out"
 ln -s "$npm_dir/node_modules" "$app/node_modules"
 cp "$here"/*.js "$app/"
+cp "$here/drizzle/drizzle.config.js" "$app/drizzle-recipe.config.js"
 
 # What a tool must not name: the extension's relations (and its schema's
 # tables, as Rails or Drizzle would spell them).

@@ -6,10 +6,7 @@
 # the snowflake IDs, JSON strings, come through exactly; the bigint IDs,
 # JSON numbers above 2^53, do not. Both are asserted: the second is why the
 # type exists.
-set -euo pipefail
-source "$(dirname "$0")/../lib/cluster.sh"
-sf_init_workspace
-sf_stage
+source "$(dirname "$0")/../lib/suite.sh"
 
 command -v npm >/dev/null || sf_die "npm not found: run tools/ensure-deps"
 client=$SF_WORK/client

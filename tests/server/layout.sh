@@ -4,10 +4,7 @@
 # issued, refuses to issue (new IDs could equal or sort below old ones) until
 # a superuser accepts the new layout with snowflake_accept_layout(); from
 # then on every new ID is above every old one, across restarts too.
-set -euo pipefail
-source "$(dirname "$0")/../lib/cluster.sh"
-sf_init_workspace
-sf_stage
+source "$(dirname "$0")/../lib/suite.sh"
 
 sf_new l "snowflake_id.worker_id = 9" "include_if_exists 'layout.conf'"
 layout_conf=$(sf_datadir l)/layout.conf

@@ -25,10 +25,7 @@
 #  - (PostgreSQL store) a server minting at its drift limit while the
 #    registry hangs: it reaches the recorded bound before the deadline, and
 #    snowflake_status says expired as soon as calls refuse.
-set -euo pipefail
-source "$(dirname "$0")/../lib/cluster.sh"
-sf_init_workspace
-sf_stage
+source "$(dirname "$0")/../lib/suite.sh"
 
 sf_new_registry registry
 registry_conf=$SF_REGISTRY_CONF

@@ -9,10 +9,7 @@
 # ObjectIds after the step must carry T+1 and match none made before. The
 # server itself writes the clock file (COPY ... TO), so that one session
 # lives through every step.
-set -euo pipefail
-source "$(dirname "$0")/../lib/cluster.sh"
-sf_init_workspace
-sf_stage
+source "$(dirname "$0")/../lib/suite.sh"
 sf_fake_clock
 chmod 666 "$SF_CLOCK"
 

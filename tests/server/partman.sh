@@ -21,10 +21,7 @@
 #    the rest; through days without rows it falls behind the clock, and the
 #    recipe's daily create_partition_id by the clock keeps the days ahead;
 #  - a snowflake-typed control column is refused by pg_partman.
-set -euo pipefail
-source "$(dirname "$0")/../lib/cluster.sh"
-sf_init_workspace
-sf_stage
+source "$(dirname "$0")/../lib/suite.sh"
 sf_fake_clock
 
 major=$("$SF_STAGE_BIN/postgres" --version | awk '{print $3}' | cut -d. -f1)

@@ -19,10 +19,7 @@
 # SEED (default 1), SEEDS (runs SEED, SEED+1, ...), EVENTS (per
 # configuration, default 4), CONFIGS (default "static per_member auto").
 # The driver prints each configuration's events; SEED and CONFIGS replay them.
-set -euo pipefail
-source "$(dirname "$0")/../lib/cluster.sh"
-sf_init_workspace
-sf_stage
+source "$(dirname "$0")/../lib/suite.sh"
 
 # Patroni runs these beside pg_ctl; pg_rewind starts the stage's postgres
 # (single-user crash recovery), which loads the stage's snowflake_id.

@@ -24,10 +24,7 @@
 #    operators and types leases, renews and gives back in the extension's
 #    own table, and runs none of them; nor does it use look-alike tables
 #    in the extension's schema, where 1.5 kept the real ones.
-set -euo pipefail
-source "$(dirname "$0")/../lib/cluster.sh"
-sf_init_workspace
-sf_stage
+source "$(dirname "$0")/../lib/suite.sh"
 sf_fake_clock
 
 sf_new_registry registry

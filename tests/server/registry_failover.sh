@@ -29,10 +29,7 @@
 #    synchronous standby replays the reservations it makes meanwhile, and,
 #    promoted after it is killed, resumes as far ahead of the clock and
 #    says the lead comes from the lease: no WARNING blames its clock.
-set -euo pipefail
-source "$(dirname "$0")/../lib/cluster.sh"
-sf_init_workspace
-sf_stage
+source "$(dirname "$0")/../lib/suite.sh"
 sf_fake_clock
 
 sf_new_registry registry

@@ -21,10 +21,7 @@
 #    the waiting renewal finds the tables there and goes through (no
 #    failure, the lease never lost), every lease and the layout come
 #    through, and a server starting afterwards leases there.
-set -euo pipefail
-source "$(dirname "$0")/../lib/cluster.sh"
-sf_init_workspace
-sf_stage
+source "$(dirname "$0")/../lib/suite.sh"
 
 sf_new registry preload=no
 sf_start registry || sf_die "the registry did not start"

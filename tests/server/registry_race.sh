@@ -10,10 +10,7 @@
 # id. Review finding F1 of issue 32. Then, on Redis, a race lost for the
 # last id never leased (store_race --race=never_leased and
 # never_leased_given_back_late).
-set -euo pipefail
-source "$(dirname "$0")/../lib/cluster.sh"
-sf_init_workspace
-sf_stage
+source "$(dirname "$0")/../lib/suite.sh"
 make -s -C "$SF_ROOT" build/tests/store_race >/dev/null
 
 for store in pg redis; do

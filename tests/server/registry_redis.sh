@@ -16,10 +16,7 @@
 #    no ID; the password never appears in the log;
 #  - a malformed URL, or one of an unknown scheme, stops the server at
 #    start, without quoting it.
-set -euo pipefail
-source "$(dirname "$0")/../lib/cluster.sh"
-sf_init_workspace
-sf_stage
+source "$(dirname "$0")/../lib/suite.sh"
 
 ttl_conf="snowflake_id.lease_ttl = '3s'"
 state_of() { sf_psql "$1" -c "SELECT lease_state FROM snowflake_status()"; }

@@ -10,10 +10,7 @@
 #  - a new server's step that an old script overtakes between its reads and
 #    its EXEC writes nothing and decides again (a test hook,
 #    SNOWFLAKE_ID_TEST_REDIS_PAUSE, holds the step at exactly that point).
-set -euo pipefail
-source "$(dirname "$0")/../lib/cluster.sh"
-sf_init_workspace
-sf_stage
+source "$(dirname "$0")/../lib/suite.sh"
 
 fixtures=$(cd "$(dirname "$0")/fixtures/redis-1.4" && pwd)
 P=snowflake_id

@@ -11,10 +11,7 @@
 #    the id's next holder gets the next fence, not fence 1, and its IDs
 #    start above the bound the lost record held, not at the clock;
 #  - the marks, lost in their turn, come back with the next acquire.
-set -euo pipefail
-source "$(dirname "$0")/../lib/cluster.sh"
-sf_init_workspace
-sf_stage
+source "$(dirname "$0")/../lib/suite.sh"
 
 P=snowflake_id
 sf_new_redis reg --appendonly yes --appendfsync always

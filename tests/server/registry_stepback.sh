@@ -18,10 +18,7 @@
 #    calls fail with the clock-behind ERROR, whose HINT gives the registry's
 #    answer, and the node keeps its lease;
 #  - 'switch_node' with a static worker id logs a WARNING at start.
-set -euo pipefail
-source "$(dirname "$0")/../lib/cluster.sh"
-sf_init_workspace
-sf_stage
+source "$(dirname "$0")/../lib/suite.sh"
 sf_fake_clock
 
 sf_new_registry registry

@@ -6,10 +6,7 @@
 #   no_worker  preloaded, worker_id unset: snowflake_nextval() refuses
 #   no_preload not preloaded: decoders work, snowflake_nextval() explains the preload
 #   narrow     preloaded, 4 sequence bits, max_clock_drift 10 ms: the block limit
-set -euo pipefail
-source "$(dirname "$0")/../lib/cluster.sh"
-sf_init_workspace
-sf_stage
+source "$(dirname "$0")/../lib/suite.sh"
 
 PG_REGRESS=$(dirname "$($SF_PG_CONFIG --pgxs)")/../test/regress/pg_regress
 mkdir -p "$SF_WORK/regress"

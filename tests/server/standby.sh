@@ -6,10 +6,7 @@
 # reservation as replayed; on the primary after a crash, no last issued ID
 # until this run issues one; on the standby once promoted, the primary's
 # columns again.
-set -euo pipefail
-source "$(dirname "$0")/../lib/cluster.sh"
-sf_init_workspace
-sf_stage
+source "$(dirname "$0")/../lib/suite.sh"
 sf_new primary "snowflake_id.worker_id = 3"
 sf_start primary || sf_die "primary did not start"
 sf_psql primary -c "CREATE EXTENSION snowflake_id" \

@@ -5,10 +5,7 @@
 #    and a bad public_key without quoting it;
 #  - a layout near its end, and an unset or out-of-range worker id, start the
 #    server with a WARNING; snowflake_nextval() then refuses an invalid worker id.
-set -euo pipefail
-source "$(dirname "$0")/../lib/cluster.sh"
-sf_init_workspace
-sf_stage
+source "$(dirname "$0")/../lib/suite.sh"
 
 sf_new s "include_if_exists 'case.conf'"
 case_conf=$(sf_datadir s)/case.conf

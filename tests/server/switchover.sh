@@ -9,10 +9,7 @@
 #  - the primary is stopped cleanly while clients stream IDs and the standby
 #    promoted: it resumes above every ID a client received and logs where,
 #    with no WARNING.
-set -euo pipefail
-source "$(dirname "$0")/../lib/cluster.sh"
-sf_init_workspace
-sf_stage
+source "$(dirname "$0")/../lib/suite.sh"
 
 # 16 IDs per millisecond: two clients run the generator at its drift limit.
 # There every call waits for the next millisecond and races the other client

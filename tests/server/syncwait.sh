@@ -9,10 +9,7 @@
 #  - pg_cancel_backend and statement_timeout end a wait with their ERRORs;
 #  - emptying synchronous_standby_names releases the others, each with an
 #    ID, all different.
-set -euo pipefail
-source "$(dirname "$0")/../lib/cluster.sh"
-sf_init_workspace
-sf_stage
+source "$(dirname "$0")/../lib/suite.sh"
 
 waiters=25
 sf_new p "snowflake_id.worker_id = 2" "max_connections = 60"

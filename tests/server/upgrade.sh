@@ -15,10 +15,7 @@
 #    epoch refuses to issue;
 #  - without the copy, the new cluster would start from its wall clock: the
 #    log says "no state file", which is why the README asks for the copy.
-set -euo pipefail
-source "$(dirname "$0")/../lib/cluster.sh"
-sf_init_workspace
-sf_stage
+source "$(dirname "$0")/../lib/suite.sh"
 sf_fake_clock
 # pg_upgrade needs these beside the server, in both clusters' bin directory.
 for f in pg_upgrade pg_dump pg_dumpall pg_restore pg_controldata pg_resetwal vacuumdb; do

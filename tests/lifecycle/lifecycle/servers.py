@@ -9,7 +9,7 @@ import time
 
 from . import config
 from .procs import (HarnessError, STAGE_BIN, as_server, await_gone, children, freeze,
-                    make_dir, psql, run, thaw)
+                    kill_postmaster, make_dir, poll, psql, run, thaw)
 
 
 def _initdb(dirpath, conf_lines):
@@ -85,15 +85,7 @@ class PgServer:
         pm = self.postmaster_pid()
         if pm is None:
             raise HarnessError(f"{self.dir}: no postmaster.pid to crash")
-        kids = children(pm)
-        for p in [pm] + kids:
-            try:
-                os.kill(p, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        killed_ms = time.time() * 1000
-        await_gone([pm] + kids, 30)
-        return killed_ms
+        return kill_postmaster(pm, 30)
 
     def freeze(self):
         """SIGSTOP the postmaster, then its children; returns the pids."""
@@ -117,15 +109,14 @@ class PgServer:
 
     def poll(self, sql, want, timeout_s, what, query_timeout_s=config.PSQL_TIMEOUT_S):
         """A bounded poll until sql gives want on this server."""
-        deadline = time.monotonic() + timeout_s
-        while True:
+
+        def answer():
             rc, out, err = self.sql(sql, timeout=query_timeout_s)
             if rc == 0 and out.strip() == want:
-                return
-            if time.monotonic() > deadline:
-                raise HarnessError(f"{what}: {sql} gave {out.strip() or err.strip()!r}, not "
-                                   f"{want!r}, within {timeout_s} s")
-            time.sleep(config.POLL_PACE_S)
+                return True
+            raise ValueError(f"{sql} gave {out.strip() or err.strip()!r}, not {want!r}")
+
+        poll(what, answer, timeout_s, config.POLL_PACE_S)
 
     def stop_if_running(self):
         if self.running():

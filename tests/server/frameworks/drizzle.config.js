@@ -1,15 +1,10 @@
-// drizzle-kit's configuration for `drizzle-kit push` and `drizzle-kit pull`
-// in the suite's application directory; the database from the environment
-// (SF_SOCKDIR, SF_PORT, SF_DB), set by tests/server/frameworks.sh.
+// drizzle-kit's configuration for the schema tools' check (`drizzle-kit push`
+// and `drizzle-kit pull` in the suite's application directory): the recipe's
+// (drizzle/drizzle.config.js, copied beside this one as
+// drizzle-recipe.config.js: the database from SF_SOCKDIR, SF_PORT, SF_DB),
+// with the check's schema and the directory pull writes to.
 module.exports = {
-    dialect: 'postgresql',
+    ...require('./drizzle-recipe.config.js'),
     schema: './drizzle_schema.js',
     out: './drizzle',
-    dbCredentials: {
-        host: process.env.SF_SOCKDIR,
-        port: Number(process.env.SF_PORT),
-        user: 'postgres',
-        database: process.env.SF_DB,
-        ssl: false,
-    },
 };

@@ -12,7 +12,6 @@ Environment: SF_WORK, SF_STAGE_BIN (from tests/lib/cluster.sh), SEED (default
 import os
 import random
 import re
-import signal
 import socket
 import subprocess
 import sys
@@ -25,10 +24,13 @@ import psycopg2
 import yaml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "lib"))
+import sfproc  # noqa: E402  (tests/lib: the lifecycle simulator's helpers too)
+from sfproc import alive, children, freeze, thaw  # noqa: E402
+
 WORK = os.environ["SF_WORK"]
 BIN = os.environ["SF_STAGE_BIN"]
 PIDS_FILE = os.path.join(WORK, "patroni.pids")
-FROZEN_FILE = os.path.join(WORK, "frozen.pids")
 EVENT_KINDS = ["postmaster_kill", "node_loss", "switchover", "restart", "sync_toggle",
                "etcd_outage"]
 # Bounds of every wait: generous, as the machine is shared.
@@ -37,8 +39,8 @@ MEMBERS = 3
 ALL_CONFIGS = ["static", "per_member", "auto"]
 
 
-class Failure(Exception):
-    pass
+# A failed check and a harness that waited in vain both end the run.
+Failure = sfproc.HarnessError
 
 
 START = time.monotonic()
@@ -53,21 +55,8 @@ def ok(msg):
 
 
 def poll(what, fn, timeout=HEALTH_TIMEOUT, pace=0.2):
-    """Bounded poll until fn() returns a true value; the pace leaves the CPU
-    to the servers, the condition is fn's answer."""
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        try:
-            got = fn()
-            if got:
-                return got
-            last = got
-        # A server, Patroni's API or etcd in the middle of an event.
-        except (psycopg2.Error, OSError, ValueError) as e:
-            last = e
-        time.sleep(pace)
-    raise Failure(f"waited {timeout} s in vain for {what}; last: {last}")
+    # An error is a server, Patroni's API or etcd in the middle of an event.
+    return sfproc.poll(what, fn, timeout, pace, errors=(psycopg2.Error, OSError, ValueError))
 
 
 def free_port():
@@ -81,36 +70,8 @@ def record_pid(pid, kind):
         f.write(f"{pid} {kind}\n")
 
 
-def alive(pid):
-    """True until the process is gone from /proc (a killed postmaster
-    lingers as a zombie until it is reaped)."""
-    return os.path.exists(f"/proc/{pid}")
-
-
-def wait_gone(pids, what):
-    poll(f"{what} to be gone from /proc", lambda: not any(alive(p) for p in pids), timeout=60,
-         pace=0.02)
-
-
-def children(pid):
-    out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout
-    return [int(p) for p in out.split()]
-
-
-def sql(port, query, dbname="postgres", timeout=5):
-    conn = psycopg2.connect(host="127.0.0.1", port=port, user="postgres", dbname=dbname,
-                            connect_timeout=3, options=f"-c statement_timeout={timeout * 1000}")
-    try:
-        conn.autocommit = True
-        with conn.cursor() as cur:
-            cur.execute(query)
-            return cur.fetchall() if cur.description else None
-    finally:
-        conn.close()
-
-
 def sql1(port, query, **kw):
-    rows = sql(port, query, **kw)
+    rows = sfproc.sql(port, query, **kw)
     return rows[0][0] if rows else None
 
 
@@ -219,34 +180,24 @@ class Member:
         pm = self.postmaster()
         if pm:
             pids += [pm] + children(pm)
-        for p in pids:
-            try:
-                os.kill(p, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        sfproc.kill(pids)
         if self.proc:
             self.proc.wait()
-        wait_gone(pids, f"{self.name}'s processes")
+        sfproc.await_gone(pids, 60, f"{self.name}'s processes")
         self.proc = None
 
     def kill_postmaster(self):
         pm = self.postmaster()
         if not pm:
             raise Failure(f"{self.name} has no postmaster to kill")
-        pids = [pm] + children(pm)
-        for p in pids:
-            try:
-                os.kill(p, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        wait_gone(pids, f"{self.name}'s postmaster and its children")
+        sfproc.kill_postmaster(pm, 60, f"{self.name}'s postmaster and its children")
 
     def api(self, path):
         with urllib.request.urlopen(f"http://127.0.0.1:{self.api_port}{path}", timeout=3) as r:
             return json.load(r)
 
     def sql(self, query, **kw):
-        return sql(self.pg_port, query, **kw)
+        return sfproc.sql(self.pg_port, query, **kw)
 
     def sql1(self, query, **kw):
         return sql1(self.pg_port, query, **kw)
@@ -570,20 +521,8 @@ def freeze_walsenders(leader):
     walreceivers instead loses nothing: what the walsenders send meanwhile
     waits in the sockets.)"""
     pids = [r[0] for r in leader.sql("SELECT pid FROM pg_stat_replication")]
-    with open(FROZEN_FILE, "w") as f:
-        f.write(" ".join(map(str, pids)))
-    for p in pids:
-        os.kill(p, signal.SIGSTOP)
+    freeze(pids)
     return pids
-
-
-def thaw(pids):
-    for p in pids:
-        try:
-            os.kill(p, signal.SIGCONT)
-        except ProcessLookupError:
-            pass
-    os.unlink(FROZEN_FILE)
 
 
 def run_event(event, cluster, etcd, registry_cluster, clients):

@@ -3,7 +3,6 @@ database in SF_DB (the extension and nothing else): run by ./run."""
 import datetime as dt
 import json
 import os
-import sys
 
 import django
 import psycopg2
@@ -28,32 +27,9 @@ from django.db.utils import IntegrityError, ProgrammingError  # noqa: E402
 from django.test import Client  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
 
+from check import expect, fail, ok  # noqa: E402 (tests/server/frameworks/check.py)
 from shop.models import Invoice, Order, SnowflakeAutoField  # noqa: E402
 from shop.queries import invoices_minted, orders_minted, timestamptz  # noqa: E402
-
-
-def ok(what):
-    print(f"ok: {what}", flush=True)
-
-
-def fail(what):
-    print(f"FAIL: {what}", flush=True)
-    sys.exit(1)
-
-
-def expect(cond, what, detail=""):
-    if not cond:
-        fail(f"{what}{': ' + detail if detail else ''}")
-    ok(what)
-
-
-def unexpected(kind, value, traceback):
-    """An exception no assertion expected: the traceback, then one FAIL line."""
-    sys.__excepthook__(kind, value, traceback)
-    print(f"FAIL: {kind.__name__}: {(str(value).splitlines() or [''])[0]}", flush=True)
-
-
-sys.excepthook = unexpected
 
 
 # A connection of its own, outside Django, to read what is stored.

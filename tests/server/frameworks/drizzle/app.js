@@ -6,6 +6,7 @@ const { Pool } = require('pg');
 const { drizzle } = require('drizzle-orm/node-postgres');
 const { sql, eq, and, gte, lt, inArray } = require('drizzle-orm');
 const { orders, events } = require('./schema.js');
+const { ok } = require('./check'); // tests/server/frameworks/check.js
 
 const pool = new Pool({
     host: process.env.SF_SOCKDIR,
@@ -15,9 +16,6 @@ const pool = new Pool({
 });
 const db = drizzle(pool);
 
-function ok(what) {
-    console.log(`ok: ${what}`);
-}
 // The stored key's digits, read by a query of its own, not through Drizzle.
 async function storedIds(table, note) {
     const { rows } = await pool.query(`SELECT id::text AS id FROM ${table} WHERE note = $1 ORDER BY id`, [note]);

@@ -8,6 +8,7 @@ const tsx = require('tsx/cjs/api');
 const { Pool } = require('pg');
 const { drizzle } = require('drizzle-orm/node-postgres');
 const { eq, sql } = require('drizzle-orm');
+const { ok } = require('./check'); // tests/server/frameworks/check.js
 
 const pool = new Pool({
     host: process.env.SF_SOCKDIR,
@@ -16,7 +17,6 @@ const pool = new Pool({
     database: process.env.SF_DB,
 });
 const db = drizzle(pool);
-const ok = (what) => console.log(`ok: ${what}`);
 
 (async () => {
     try {

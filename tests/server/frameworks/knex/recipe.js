@@ -2,24 +2,7 @@
 // checked against what the database stored. Prints "ok: ..." per check and
 // exits non-zero at the first that fails.
 const { connect } = require('./db');
-
-function ok(what, condition, detail) {
-  if (!condition) {
-    console.error(`FAIL: ${what}${detail === undefined ? '' : `: ${detail}`}`);
-    process.exit(1);
-  }
-  console.log(`ok: ${what}`);
-}
-
-async function expectError(what, promise, pattern) {
-  try {
-    await promise;
-  } catch (e) {
-    ok(what, pattern.test(`${e.code} ${e.message}`), `${e.code} ${e.message}`);
-    return;
-  }
-  ok(what, false, 'no error');
-}
+const { ok, expectError } = require('./check'); // tests/server/frameworks/check.js
 
 // The IDs as the database prints them, read apart from Knex's parsers.
 async function storedIds(knex, table) {

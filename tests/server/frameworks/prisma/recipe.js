@@ -6,6 +6,7 @@ const fs = require('node:fs');
 const pg = require('pg');
 const { PrismaPg } = require('@prisma/adapter-pg');
 const { PrismaClient } = require('./generated/client.ts');
+const { ok, expectError } = require('./check'); // tests/server/frameworks/check.js
 
 const connection = {
   host: process.env.SF_SOCKDIR,
@@ -14,23 +15,6 @@ const connection = {
   database: process.env.SF_DB,
 };
 
-function ok(what, condition, detail) {
-  if (!condition) {
-    console.error(`FAIL: ${what}${detail === undefined ? '' : `: ${detail}`}`);
-    process.exit(1);
-  }
-  console.log(`ok: ${what}`);
-}
-
-async function expectError(what, promise, pattern) {
-  try {
-    await promise;
-  } catch (e) {
-    ok(what, pattern.test(e.message), e.message);
-    return;
-  }
-  ok(what, false, 'no error');
-}
 
 // IDs composed at fixed past times (worker 1023, which no server uses).
 const composedAt = ['2026-01-01T00:00:00Z', '2026-02-01T00:00:00Z', '2026-02-15T12:00:00Z',

@@ -4,25 +4,7 @@
 const { Sequelize, DataTypes, Op, QueryTypes } = require('sequelize');
 const { sequelize, Item, Order, readIdsAsBigInt } = require('./models');
 const migration = require('./migrations/20261126000000-items-and-orders');
-
-function ok(what, condition, detail) {
-  if (!condition) {
-    console.error(`FAIL: ${what}${detail === undefined ? '' : `: ${detail}`}`);
-    process.exit(1);
-  }
-  console.log(`ok: ${what}`);
-}
-
-async function expectError(what, promise, pattern) {
-  try {
-    await promise;
-  } catch (e) {
-    const code = e.original ? e.original.code : e.name;
-    ok(what, pattern.test(`${code} ${e.message}`), `${code} ${e.message}`);
-    return;
-  }
-  ok(what, false, 'no error');
-}
+const { ok, expectError } = require('./check'); // tests/server/frameworks/check.js
 
 // The IDs as the database prints them, read apart from any parser.
 async function storedIds(table) {

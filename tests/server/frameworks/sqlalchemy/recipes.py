@@ -4,7 +4,6 @@ run by ./run."""
 import datetime as dt
 import json
 import os
-import sys
 import warnings
 
 from alembic import command
@@ -18,36 +17,13 @@ from sqlalchemy.orm.exc import FlushError
 from sqlalchemy.schema import CreateTable
 from sqlalchemy.types import NullType
 
+from check import expect, fail  # tests/server/frameworks/check.py
 from models import Base, Invoice, Order
 from queries import invoices_minted, order_json, orders_minted
 
 url = (f"postgresql+psycopg2://postgres@/{os.environ['SF_DB']}"
        f"?host={os.environ['SF_SOCKDIR']}&port={os.environ['SF_PORT']}")
 here = os.path.dirname(os.path.abspath(__file__))
-
-
-def ok(what):
-    print(f"ok: {what}", flush=True)
-
-
-def fail(what):
-    print(f"FAIL: {what}", flush=True)
-    sys.exit(1)
-
-
-def expect(cond, what, detail=""):
-    if not cond:
-        fail(f"{what}{': ' + detail if detail else ''}")
-    ok(what)
-
-
-def unexpected(kind, value, traceback):
-    """An exception no assertion expected: the traceback, then one FAIL line."""
-    sys.__excepthook__(kind, value, traceback)
-    print(f"FAIL: {kind.__name__}: {(str(value).splitlines() or [''])[0]}", flush=True)
-
-
-sys.excepthook = unexpected
 
 
 # 1. The migration, with Alembic's command API (`alembic upgrade head`).
