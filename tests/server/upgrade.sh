@@ -2,8 +2,10 @@
 # pg_upgrade, as the README tells a DBA to run it: the new cluster preloads
 # snowflake_id with the same settings, and snowflake_id.state is copied from
 # the old data directory into the new one before the new cluster's first
-# start. Upgrading 15 to a fresh 15 cluster takes the same path as 15 to a
-# newer major (pg_upgrade of newer majors is not available here):
+# start. Within one major, on the server PG_CONFIG names, which must carry
+# pg_upgrade and the programs it runs (the system's 15 does; for another
+# major, PG_CONFIG=$(tools/fetch-pg --full 16) and so on); across majors,
+# 15 to 19: tests/server/pg_upgrade_chain.sh:
 #  - the table and its DEFAULT snowflake_nextval() come through, and the
 #    extension keeps its version and its schema snowflake_id (1.6);
 #  - the snowflake type's operator families come through whole and valid
@@ -17,12 +19,18 @@
 #    log says "no state file", which is why the README asks for the copy.
 set -euo pipefail
 source "$(dirname "$0")/../lib/cluster.sh"
+# pg_upgrade needs these beside the server, in both clusters' bin directory,
+# at the server's own version: another major's would not do.
+programs=(pg_upgrade pg_dump pg_dumpall pg_restore pg_controldata pg_resetwal vacuumdb)
+for f in "${programs[@]}"; do
+    [ -x "$SF_PGBIN/$f" ] || sf_die "$SF_PGBIN has no $f: this test needs a server with pg_upgrade and the \
+programs it runs (${programs[*]}): PG_CONFIG=\$(tools/fetch-pg --full MAJOR)"
+done
 sf_init_workspace
 sf_stage
 sf_fake_clock
-# pg_upgrade needs these beside the server, in both clusters' bin directory.
-for f in pg_upgrade pg_dump pg_dumpall pg_restore pg_controldata pg_resetwal vacuumdb; do
-    cp "$SF_PGBIN/$f" "$SF_STAGE_BIN/" 2>/dev/null || cp "$SF_CLIENT_BIN/$f" "$SF_STAGE_BIN/"
+for f in "${programs[@]}"; do
+    cp "$SF_PGBIN/$f" "$SF_STAGE_BIN/"
 done
 layout=("snowflake_id.worker_id = 4" "snowflake_id.epoch = '2024-01-01T00:00:00Z'")
 
