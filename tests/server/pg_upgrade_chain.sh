@@ -33,10 +33,13 @@ sf_fake_clock
 # --- the servers: one stage per server release, the extension built once
 # per major in a copy of the tree of its own ----------------------------------
 # The releases in upgrade order, each as tools/fetch-pg --full names it
-# (PG_UPGRADE_CHAIN="15.12 15" runs a part by hand), and where a step needs
-# another minor as its old side, that minor: 17.12's catalog entries carry
-# the column option pg_attver, which 18.6 does not know, but 17.10's server
-# does not add it... (see docs/upgrading.md).
+# (PG_UPGRADE_CHAIN="15.12 15" runs a part by hand), and where a step's old
+# side is another minor of the release upgraded into, that minor: 17.12
+# gives every column it creates the option pg_attver, which 18.6 refuses
+# (docs/upgrading.md); 17.10 makes none, so the step from 17 runs the data
+# directory 17.12 made (where pg_upgrade restored the columns without the
+# option) on 17.10's binaries, an upgrade PostgreSQL itself supports for any
+# cluster of 17.10.
 read -ra releases <<<"${PG_UPGRADE_CHAIN:-15.12 16 17 18 19}"
 declare -A old_side=([17]=17.10)
 declare -A stage_dir stage_bin stage_pgbin stage_client stage_config
@@ -109,20 +112,28 @@ leases() {
 }
 start_auto() { sf_start "$1" "${SF_FAKE_ENV[@]}"; }
 
-use 15.12
 reg_conf=("snowflake_id.worker_id = 4" "snowflake_id.epoch = '2024-01-01T00:00:00Z'")
 auto_conf=("snowflake_id.worker_id = 'auto'" "snowflake_id.epoch = '2024-01-01T00:00:00Z'")
-sf_new reg-0 "${reg_conf[@]}"
-sf_start reg-0 || sf_die "reg-0 did not start"
-make_tables reg-0
-sf_psql reg-0 -c "CREATE DATABASE registry"
-sf_psql reg-0 -d registry -c "CREATE EXTENSION snowflake_id"
-sf_new auto-0 "${auto_conf[@]}" "$(registry_conf reg-0)"
-start_auto auto-0 || sf_die "auto-0 did not start"
-make_tables auto-0
-sf_poll auto-0 "SELECT lease_state FROM snowflake_status()" held
-add_rows reg-0 "${releases[0]}" 5000
-add_rows auto-0 "${releases[0]}" 5000
+# begin_at K KEY: the two clusters reg-K and auto-K made on release KEY,
+# with 5000 rows in each table.
+begin_at() {
+    local k=$1 key=$2
+    use "$key"
+    offset=0
+    echo "+0" >"$SF_CLOCK"
+    sf_new "reg-$k" "${reg_conf[@]}"
+    sf_start "reg-$k" || sf_die "reg-$k did not start"
+    make_tables "reg-$k"
+    sf_psql "reg-$k" -c "CREATE DATABASE registry"
+    sf_psql "reg-$k" -d registry -c "CREATE EXTENSION snowflake_id"
+    sf_new "auto-$k" "${auto_conf[@]}" "$(registry_conf "reg-$k")"
+    start_auto "auto-$k" || sf_die "auto-$k did not start"
+    make_tables "auto-$k"
+    sf_poll "auto-$k" "SELECT lease_state FROM snowflake_status()" held
+    add_rows "reg-$k" "$key" 5000
+    add_rows "auto-$k" "$key" 5000
+    rows=10000
+}
 
 # pg_upgrade_into OLD_NAME OLD_KEY NEW_NAME NEW_KEY CONF_LINE...: a new
 # cluster NEW_NAME with the old one's snowflake_id settings (CONF_LINEs),
@@ -147,8 +158,13 @@ pg_upgrade_into() {
 
 # --- each step --------------------------------------------------------------------
 summary=()
-for ((k = 1; k < ${#releases[@]}; k++)); do
-    from=${releases[k - 1]} to=${releases[k]}
+for ((k = 0; k < ${#releases[@]}; k++)); do
+    to=${releases[k]}
+    if [ "$k" = 0 ]; then
+        begin_at 0 "$to"
+        continue
+    fi
+    from=${releases[k - 1]}
     old_key=${old_side[$from]:-$from}
     step="$old_key -> $to"
     sf_log "=== step $step"
@@ -211,16 +227,9 @@ for ((k = 1; k < ${#releases[@]}; k++)); do
         "$(sf_psql "auto-$k" -c "SELECT snowflake_timestamp($(sort -n "$SF_WORK/auto.old" | tail -n 1))
                                          > clock_timestamp() + interval '3000 s'")"
     sf_log "$step: auto holds node id $(sf_psql "auto-$k" -c "SELECT worker_id FROM snowflake_status()"), the registry: $(leases "reg-$k" | cut -d'|' -f1,2,5 | paste -sd' ')"
-    sf_expect_eq "$step: the rows came through" "$(((k + 1) * 10000))" \
+    rows=$((rows + 10000))
+    sf_expect_eq "$step: the rows came through" "$rows" \
         "$(sf_psql "auto-$k" -c "SELECT (SELECT count(*) FROM orders) + (SELECT count(*) FROM events)")"
-    sf_stop "reg-$k" # started again as the next step's old side, or not at all
-    sf_stop "auto-$k"
-    [ "$k" = $((${#releases[@]} - 1)) ] || {
-        use "$to"
-        sf_start "reg-$k" || sf_die "reg-$k did not restart"
-        start_auto "auto-$k" || sf_die "auto-$k did not restart"
-        sf_poll "auto-$k" "SELECT lease_state FROM snowflake_status()" held
-    }
 done
 
 printf '%s\n' "${summary[@]}"
