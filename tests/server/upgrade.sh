@@ -16,7 +16,10 @@
 #  - the layout lock comes through: the new cluster started with another
 #    epoch refuses to issue;
 #  - without the copy, the new cluster would start from its wall clock: the
-#    log says "no state file", which is why the README asks for the copy.
+#    log says "no state file", which is why the README asks for the copy;
+#  - in binary-upgrade mode (the server as pg_upgrade starts it, -b),
+#    snowflake_nextval() refuses with its ERROR, the status reads, and the
+#    state file is left as it was.
 set -euo pipefail
 source "$(dirname "$0")/../lib/cluster.sh"
 # pg_upgrade needs these beside the server, in both clusters' bin directory,
@@ -112,4 +115,20 @@ sf_start bare "${SF_FAKE_ENV[@]}" || sf_die "the second upgraded cluster did not
 sf_expect_match "without the copy, the new cluster starts from its clock and says so" \
     'LOG: +snowflake_id: no state file; the generator starts at' "$(sf_server_log bare)"
 sf_stop bare
+
+# --- binary-upgrade mode -----------------------------------------------------------
+# The old cluster, left as it was by pg_upgrade's copy mode, started as
+# pg_upgrade starts it.
+state_before=$(sf_as_server sha256sum "$(sf_datadir old)/snowflake_id.state")
+sf_as_server "$SF_STAGE_BIN/pg_ctl" -D "$(sf_datadir old)" -l "$SF_WORK/old/binary-upgrade.log" \
+    -o -b -w -t 60 start >/dev/null || sf_die "the old cluster did not start in binary-upgrade mode"
+out=$(sf_psql old -c "SELECT snowflake_nextval()" 2>&1 || true)
+sf_expect_match "in binary-upgrade mode snowflake_nextval() refuses" \
+    'ERROR: +cannot issue snowflake IDs while pg_upgrade runs the server' "$out"
+sf_expect_eq "... and the status reads" 1 "$(sf_psql old -c "SELECT count(*) FROM snowflake_status()")"
+sf_stop old
+sf_expect_match "... the log says why" 'LOG: +snowflake_id: binary-upgrade mode \(pg_upgrade\): no IDs are issued' \
+    "$(cat "$SF_WORK/old/binary-upgrade.log")"
+sf_expect_eq "... and the state file is as it was" "$state_before" \
+    "$(sf_as_server sha256sum "$(sf_datadir old)/snowflake_id.state")"
 echo "upgrade: all checks passed"
