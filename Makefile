@@ -19,6 +19,9 @@
 #   make test-all-versions  the server tests against PostgreSQL 15 to 19 and 15.12,
 #                   PG_VERSIONS="16 ..." to choose (tests/all-versions,
 #                   docs/postgresql-versions.md)
+#   make test-pg-upgrade  pg_upgrade 15 -> 16 -> 17 -> 18 -> 19 with a registry,
+#                   static and 'auto' node ids (tests/server/pg_upgrade_chain.sh,
+#                   docs/upgrading.md); full server binaries from tools/fetch-pg --full
 #   make bench      the benchmark (bench/run)
 #   make bench-durable  what the durable reservation costs (bench/durable-cost)
 #   make bench-toolkit  blocks against single calls, decoders against gen_random_uuid (bench/toolkit)
@@ -154,7 +157,7 @@ $(BUILD)/unit-objs/%.o: %.cpp $(wildcard src/core/*.hpp)
 $(GTEST_BIN): $(UNIT_OBJS)
 	g++ $(UNIT_OBJS) -lgtest -lgtest_main -pthread -o $@
 
-.PHONY: deps deps-frameworks deps-patroni unit test test-citus test-patroni test-lifecycle test-all-versions demo demo-stop bench bench-durable bench-toolkit bench-registry bench-type bench-time bench-wait bench-fleet format \
+.PHONY: deps deps-frameworks deps-patroni unit test test-citus test-patroni test-lifecycle test-all-versions test-pg-upgrade demo demo-stop bench bench-durable bench-toolkit bench-registry bench-type bench-time bench-wait bench-fleet format \
 	check-format dist packages rpm image
 
 deps:
@@ -192,6 +195,9 @@ test-lifecycle: deps
 
 test-all-versions: deps
 	@tests/all-versions
+
+test-pg-upgrade: deps
+	@tests/server/pg_upgrade_chain.sh
 
 demo: deps
 	@tools/demo start

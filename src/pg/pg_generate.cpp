@@ -97,6 +97,17 @@ bool sleep_until(void *, int64_t ms, int64_t until_unix_ms, int64_t *slept_us) {
     pg_unreachable();
 }
 
+[[noreturn]] void raise_in_binary_upgrade() {
+    ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                    errmsg("cannot issue snowflake IDs while pg_upgrade runs the server"),
+                    errdetail("In binary-upgrade mode snowflake_id reads no state file, leases no "
+                              "node id and records nothing, so it cannot tell where IDs may "
+                              "resume."),
+                    errhint("Issue IDs once the upgraded cluster is started normally, after its "
+                            "state file was copied from the old cluster (docs/upgrading.md).")));
+    pg_unreachable();
+}
+
 [[noreturn]] void raise_refusal(Refusal refusal) {
     if (refusal == Refusal::state_unreadable) {
         ereport(ERROR,
@@ -216,6 +227,10 @@ CallLease check_can_issue() {
     if (RecoveryInProgress()) {
         sf_count(&StatusCounters::errors);
         raise_in_recovery();
+    }
+    if (IsBinaryUpgrade) {
+        sf_count(&StatusCounters::errors);
+        raise_in_binary_upgrade();
     }
     const auto refusal = static_cast<Refusal>(sf_shared->refusal.load(std::memory_order_acquire));
     if (refusal != Refusal::none) {

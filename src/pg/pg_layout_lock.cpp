@@ -37,6 +37,12 @@ extern "C" Datum snowflake_accept_layout(PG_FUNCTION_ARGS) {
                         errmsg("cannot accept a snowflake ID layout during recovery"),
                         errhint("Run it on the primary; standbys follow through WAL.")));
     }
+    if (IsBinaryUpgrade) {
+        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                        errmsg("cannot accept a snowflake ID layout while pg_upgrade runs the "
+                               "server"),
+                        errhint("Run it once the upgraded cluster is started normally.")));
+    }
     SharedState *s = sf_shared;
     LWLockAcquire(s->lock, LW_EXCLUSIVE);
     const auto refusal = static_cast<Refusal>(s->refusal.load());

@@ -19,7 +19,9 @@ PGDLLEXPORT void _PG_init(void);
 // allowed while preloading) and ask for shared memory. Without it,
 // only read the layout for the decoders: defining PGC_POSTMASTER settings
 // after start-up is FATAL, and snowflake_nextval() explains the missing
-// preload when called.
+// preload when called. pg_upgrade's own starts of the old and the new
+// cluster (binary-upgrade mode) get no registry worker: a lease taken there
+// would belong to neither cluster's real run (docs/upgrading.md).
 void _PG_init(void) {
     const bool preloading = process_shared_preload_libraries_in_progress;
     sf_quote_by_database_encoding();
@@ -28,7 +30,7 @@ void _PG_init(void) {
     if (preloading) {
         sf_register_wal_rmgr();
         sf_install_shmem_hooks();
-        if (sf_registry_configured()) {
+        if (sf_registry_configured() && !IsBinaryUpgrade) {
             sf_register_registry_worker();
         }
     }

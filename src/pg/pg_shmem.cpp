@@ -169,6 +169,17 @@ void set_state_aside(SharedState *s, const char *why, Refusal refusal) {
 
 // Reads the state file into a new SharedState (in the postmaster).
 void load_state(SharedState *s) {
+    if (IsBinaryUpgrade) {
+        // pg_upgrade's runs of the old and the new cluster issue nothing
+        // (snowflake_nextval() refuses), lease nothing and write no state
+        // file: the old cluster's file stays the record of its last real
+        // run, which the DBA copies, and a new cluster whose file was not
+        // copied says "no state file" at its first real start.
+        ereport(LOG, (errmsg("snowflake_id: binary-upgrade mode (pg_upgrade): no IDs are issued, "
+                             "no node id is leased, the state file \"%s\" is left as it is",
+                             sf_state_file_name)));
+        return;
+    }
     StateFileRead read;
     const int rc = sf_state_file_read(&read);
     if (rc != 0 || (read.found && !read.valid)) {
@@ -256,7 +267,8 @@ void load_state(SharedState *s) {
 void save_exact_floor(int, Datum) {
     SharedState *s = sf_shared;
     const auto refusal = s == nullptr ? Refusal::none : static_cast<Refusal>(s->refusal.load());
-    if (s == nullptr || (refusal != Refusal::none && refusal != Refusal::layout_changed) ||
+    if (s == nullptr || IsBinaryUpgrade ||
+        (refusal != Refusal::none && refusal != Refusal::layout_changed) ||
         (refusal == Refusal::layout_changed && !s->have_stored) ||
         (s->state_set_aside && !s->set_aside_confirmed)) {
         return;  // a file set aside and not yet confirmed stays as it was

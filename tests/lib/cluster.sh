@@ -97,13 +97,14 @@ sf_cleanup() {
 # symlinks to the system's files plus the extension's own. With
 # SF_STAGE_FROM=DIR, the extension's files come from DIR (a package unpacked
 # with dpkg -x) instead of `make install`. $SF_STAGE/pg_config describes the
-# stage to PGXS (`make installcheck`).
+# stage to PGXS (`make installcheck`). SF_STAGE_DIR names another directory
+# than $SF_WORK/stage (a test with several servers' stages).
 sf_stage() {
     local sharedir pkglibdir libdir stage_share stage_lib f
     sharedir=$($SF_PG_CONFIG --sharedir)
     pkglibdir=$($SF_PG_CONFIG --pkglibdir)
     libdir=$($SF_PG_CONFIG --libdir)
-    SF_STAGE=$SF_WORK/stage
+    SF_STAGE=${SF_STAGE_DIR:-$SF_WORK/stage}
     SF_STAGE_BIN=$SF_STAGE$SF_PGBIN
     stage_share=$SF_STAGE$sharedir
     stage_lib=$SF_STAGE$pkglibdir
@@ -186,6 +187,7 @@ sf_sockdir() { printf '%s/%s' "$SF_WORK" "$1"; }
 
 # sf_new NAME [CONF_LINE...]: a new cluster with the extension preloaded. Pass
 # "preload=no" as the first line to leave it out of shared_preload_libraries.
+# SF_INITDB_ARGS (an array) adds initdb options.
 sf_new() {
     local name=$1 dir line preload=yes
     shift
@@ -197,7 +199,7 @@ sf_new() {
     mkdir -p "$dir"
     [ "$(id -u)" = 0 ] && chown postgres: "$dir"
     sf_as_server "$SF_STAGE_BIN/initdb" -D "$dir/data" -U postgres -A trust --no-sync \
-        >"$dir/initdb.log" 2>&1 || { cat "$dir/initdb.log" >&2; sf_die "initdb $name failed"; }
+        ${SF_INITDB_ARGS[@]+"${SF_INITDB_ARGS[@]}"} >"$dir/initdb.log" 2>&1 || { cat "$dir/initdb.log" >&2; sf_die "initdb $name failed"; }
     {
         echo "listen_addresses = ''"
         echo "unix_socket_directories = '$dir'"

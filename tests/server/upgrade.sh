@@ -2,8 +2,10 @@
 # pg_upgrade, as the README tells a DBA to run it: the new cluster preloads
 # snowflake_id with the same settings, and snowflake_id.state is copied from
 # the old data directory into the new one before the new cluster's first
-# start. Upgrading 15 to a fresh 15 cluster takes the same path as 15 to a
-# newer major (pg_upgrade of newer majors is not available here):
+# start. Within one major, on the server PG_CONFIG names, which must carry
+# pg_upgrade and the programs it runs (the system's 15 does; for another
+# major, PG_CONFIG=$(tools/fetch-pg --full 16) and so on); across majors,
+# 15 to 19: tests/server/pg_upgrade_chain.sh:
 #  - the table and its DEFAULT snowflake_nextval() come through, and the
 #    extension keeps its version and its schema snowflake_id (1.6);
 #  - the snowflake type's operator families come through whole and valid
@@ -14,12 +16,24 @@
 #  - the layout lock comes through: the new cluster started with another
 #    epoch refuses to issue;
 #  - without the copy, the new cluster would start from its wall clock: the
-#    log says "no state file", which is why the README asks for the copy.
-source "$(dirname "$0")/../lib/suite.sh"
+#    log says "no state file", which is why the README asks for the copy;
+#  - in binary-upgrade mode (the server as pg_upgrade starts it, -b),
+#    snowflake_nextval() refuses with its ERROR, the status reads, and the
+#    state file is left as it was.
+set -euo pipefail
+source "$(dirname "$0")/../lib/cluster.sh"
+# pg_upgrade needs these beside the server, in both clusters' bin directory,
+# at the server's own version: another major's would not do.
+programs=(pg_upgrade pg_dump pg_dumpall pg_restore pg_controldata pg_resetwal vacuumdb)
+for f in "${programs[@]}"; do
+    [ -x "$SF_PGBIN/$f" ] || sf_die "$SF_PGBIN has no $f: this test needs a server with pg_upgrade and the \
+programs it runs (${programs[*]}): PG_CONFIG=\$(tools/fetch-pg --full MAJOR)"
+done
+sf_init_workspace
+sf_stage
 sf_fake_clock
-# pg_upgrade needs these beside the server, in both clusters' bin directory.
-for f in pg_upgrade pg_dump pg_dumpall pg_restore pg_controldata pg_resetwal vacuumdb; do
-    cp "$SF_PGBIN/$f" "$SF_STAGE_BIN/" 2>/dev/null || cp "$SF_CLIENT_BIN/$f" "$SF_STAGE_BIN/"
+for f in "${programs[@]}"; do
+    cp "$SF_PGBIN/$f" "$SF_STAGE_BIN/"
 done
 layout=("snowflake_id.worker_id = 4" "snowflake_id.epoch = '2024-01-01T00:00:00Z'")
 
@@ -101,4 +115,20 @@ sf_start bare "${SF_FAKE_ENV[@]}" || sf_die "the second upgraded cluster did not
 sf_expect_match "without the copy, the new cluster starts from its clock and says so" \
     'LOG: +snowflake_id: no state file; the generator starts at' "$(sf_server_log bare)"
 sf_stop bare
+
+# --- binary-upgrade mode -----------------------------------------------------------
+# The old cluster, left as it was by pg_upgrade's copy mode, started as
+# pg_upgrade starts it.
+state_before=$(sf_as_server sha256sum "$(sf_datadir old)/snowflake_id.state")
+sf_as_server "$SF_STAGE_BIN/pg_ctl" -D "$(sf_datadir old)" -l "$SF_WORK/old/binary-upgrade.log" \
+    -o -b -w -t 60 start >/dev/null || sf_die "the old cluster did not start in binary-upgrade mode"
+out=$(sf_psql old -c "SELECT snowflake_nextval()" 2>&1 || true)
+sf_expect_match "in binary-upgrade mode snowflake_nextval() refuses" \
+    'ERROR: +cannot issue snowflake IDs while pg_upgrade runs the server' "$out"
+sf_expect_eq "... and the status reads" 1 "$(sf_psql old -c "SELECT count(*) FROM snowflake_status()")"
+sf_stop old
+sf_expect_match "... the log says why" 'LOG: +snowflake_id: binary-upgrade mode \(pg_upgrade\): no IDs are issued' \
+    "$(cat "$SF_WORK/old/binary-upgrade.log")"
+sf_expect_eq "... and the state file is as it was" "$state_before" \
+    "$(sf_as_server sha256sum "$(sf_datadir old)/snowflake_id.state")"
 echo "upgrade: all checks passed"
