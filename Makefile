@@ -7,6 +7,8 @@
 #   make deps-frameworks  what the frameworks suite also needs: the stacks'
 #                   Debian packages, and their npm modules into the machine's cache
 #                   (tools/ensure-deps frameworks)
+#   make test-stress SUITES="a b" LOAD=N  those suites (default all) with N busy
+#                   loops beside them (default 6), as on a loaded machine
 #   make test-citus snowflake_id in a Citus 13.2.2 cluster (tests/server/citus.sh);
 #                   builds Citus from ../shared/vendor once per machine (tools/lib/cache.sh)
 #   make test-patroni snowflake_id under Patroni (tests/server/patroni.sh,
@@ -126,7 +128,7 @@ $(BUILD)/unit-objs/%.o: %.cpp $(wildcard src/core/*.hpp)
 $(GTEST_BIN): $(UNIT_OBJS)
 	g++ $(UNIT_OBJS) -lgtest -lgtest_main -pthread -o $@
 
-.PHONY: deps deps-frameworks deps-patroni unit test test-citus test-patroni test-lifecycle test-all-versions demo demo-stop bench bench-durable bench-toolkit bench-registry bench-type bench-time bench-wait bench-fleet format \
+.PHONY: deps deps-frameworks deps-patroni unit test test-stress test-citus test-patroni test-lifecycle test-all-versions demo demo-stop bench bench-durable bench-toolkit bench-registry bench-type bench-time bench-wait bench-fleet format \
 	check-format dist
 
 deps:
@@ -145,6 +147,10 @@ unit: deps
 # that a missing one is named at the start, not twenty minutes in.
 test: deps-frameworks
 	@tests/run-all
+
+# SUITES="a b" (default: all) with LOAD busy loops beside them (default 6).
+test-stress: deps-frameworks
+	@SF_SUITES="$(SUITES)" SF_LOAD="$(or $(LOAD),6)" tests/run-all
 
 test-citus: deps
 	@tests/server/citus.sh
