@@ -63,13 +63,15 @@ PGFILEDESC = "snowflake_id - Snowflake IDs generated inside PostgreSQL"
 # `make installcheck`: the pg_regress suites that need a preloaded server
 # with a worker id. The library must be preloaded, so pg_regress starts a
 # temporary instance of the installed server with tests/installcheck.conf,
-# as contrib's pg_stat_statements does. tests/server/regress.sh runs this,
-# and the suites that need other settings.
+# as contrib's pg_stat_statements does, in the C locale (the expected files'
+# order and English messages, whatever the caller's locale).
+# tests/server/regress.sh runs this, and the suites that need other settings.
 REGRESS = snowflake_functions snowflake_errors snowflake_toolkit snowflake_partitioning \
 	snowflake_registry snowflake_type snowflake_upgrade snowflake_schema snowflake_search_path \
 	snowflake_time snowflake_adopt snowflake_date_bin \
 	snowflake_public
-REGRESS_OPTS = --temp-instance=tmp_check --temp-config=$(srcdir)/tests/installcheck.conf
+REGRESS_OPTS = --temp-instance=tmp_check --temp-config=$(srcdir)/tests/installcheck.conf \
+	--no-locale --encoding=UTF8
 
 CORE_SRCS = $(wildcard src/core/*.cpp)
 # The stores of leases: libpq and hiredis clients that include no PostgreSQL
