@@ -224,15 +224,17 @@ sf_expect_eq "snowflake_status counts the step back" 1 \
 echo "+0" >"$clock"
 sf_stop cap
 
-# Exhaustion: 23 timestamp bits (8,388,607 ms) from an epoch chosen so that
-# the layout ends 20 s from now; then the clock jumps a minute ahead.
-epoch_ms=$(($(date +%s%3N) - 8388607 + 20000))
+# Exhaustion: 23 timestamp bits (8,388,607 ms) from an epoch chosen, once
+# the cluster exists, so that the layout ends 300 s from then (the server
+# must start and mint before it ends, which a loaded machine's initdb alone
+# outlasted with 20 s); then the clock jumps ten minutes ahead.
 sf_new x "snowflake_id.worker_id = 1" "snowflake_id.worker_bits = 20" \
-    "snowflake_id.sequence_bits = 20" "snowflake_id.epoch = '$epoch_ms'"
+    "snowflake_id.sequence_bits = 20"
+sf_conf x "snowflake_id.epoch = '$(($(date +%s%3N) - 8388607 + 300000))'"
 sf_start x "${SF_FAKE_ENV[@]}" || sf_die "the short-lived layout did not start"
 sf_psql x -c "CREATE EXTENSION snowflake_id"
 sf_psql x -c "SELECT snowflake_nextval()" >/dev/null
-echo "+60" >"$clock"
+echo "+600" >"$clock"
 out=$(sf_psql x -c "SELECT snowflake_nextval()" 2>&1 || true)
 sf_expect_match "past the layout's end: the exhaustion ERROR" \
     'ERROR: +the timestamp field of the ID layout is exhausted' "$out"
