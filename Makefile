@@ -7,6 +7,8 @@
 #   make deps-frameworks  what the frameworks suite also needs: the stacks'
 #                   Debian packages, and their npm modules into the machine's cache
 #                   (tools/ensure-deps frameworks)
+#   make test-stress SUITES="a b" LOAD=N  those suites (default all) with N busy
+#                   loops beside them (default 6), as on a loaded machine
 #   make test-citus snowflake_id in a Citus 13.2.2 cluster (tests/server/citus.sh);
 #                   builds Citus from ../shared/vendor once per machine (tools/lib/cache.sh)
 #   make test-patroni snowflake_id under Patroni (tests/server/patroni.sh,
@@ -81,13 +83,15 @@ PGFILEDESC = "snowflake_id - Snowflake IDs generated inside PostgreSQL"
 # `make installcheck`: the pg_regress suites that need a preloaded server
 # with a worker id. The library must be preloaded, so pg_regress starts a
 # temporary instance of the installed server with tests/installcheck.conf,
-# as contrib's pg_stat_statements does. tests/server/regress.sh runs this,
-# and the suites that need other settings.
+# as contrib's pg_stat_statements does, in the C locale (the expected files'
+# order and English messages, whatever the caller's locale).
+# tests/server/regress.sh runs this, and the suites that need other settings.
 REGRESS = snowflake_functions snowflake_errors snowflake_toolkit snowflake_partitioning \
 	snowflake_registry snowflake_type snowflake_upgrade snowflake_schema snowflake_search_path \
 	snowflake_time snowflake_adopt snowflake_date_bin \
 	snowflake_public
-REGRESS_OPTS = --temp-instance=tmp_check --temp-config=$(srcdir)/tests/installcheck.conf
+REGRESS_OPTS = --temp-instance=tmp_check --temp-config=$(srcdir)/tests/installcheck.conf \
+	--no-locale --encoding=UTF8
 
 CORE_SRCS = $(wildcard src/core/*.cpp)
 # The stores of leases: libpq and hiredis clients that include no PostgreSQL
@@ -157,7 +161,7 @@ $(BUILD)/unit-objs/%.o: %.cpp $(wildcard src/core/*.hpp)
 $(GTEST_BIN): $(UNIT_OBJS)
 	g++ $(UNIT_OBJS) -lgtest -lgtest_main -pthread -o $@
 
-.PHONY: deps deps-frameworks deps-patroni unit test test-citus test-patroni test-lifecycle test-all-versions test-pg-upgrade demo demo-stop bench bench-durable bench-toolkit bench-registry bench-type bench-time bench-wait bench-fleet format \
+.PHONY: deps deps-frameworks deps-patroni unit test test-stress test-citus test-patroni test-lifecycle test-all-versions test-pg-upgrade demo demo-stop bench bench-durable bench-toolkit bench-registry bench-type bench-time bench-wait bench-fleet format \
 	check-format dist packages rpm image
 
 deps:
@@ -176,6 +180,10 @@ unit: deps
 # that a missing one is named at the start, not twenty minutes in.
 test: deps-frameworks
 	@tests/run-all
+
+# SUITES="a b" (default: all) with LOAD busy loops beside them (default 6).
+test-stress: deps-frameworks
+	@SF_SUITES="$(SUITES)" SF_LOAD="$(or $(LOAD),6)" tests/run-all
 
 test-citus: deps
 	@tests/server/citus.sh

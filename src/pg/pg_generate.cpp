@@ -439,8 +439,9 @@ bool issue_ids(const snowflake::GeneratorParams &params, int64_t count, const Ca
             }
             raise_counted(err);
         }
-        // Interrupted while waiting: cancel and statement_timeout raise here.
-        // Anything else, and the call resumes with what is left of max_wait.
+        // Interrupted while waiting: cancel and statement_timeout raise here
+        // (the ID the call claimed for its wait is then a gap). Anything else,
+        // and the call resumes with what is left of max_wait, and its claim.
         CHECK_FOR_INTERRUPTS();
     }
 }

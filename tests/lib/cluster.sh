@@ -18,6 +18,13 @@
 
 set -o pipefail
 
+# The tests read messages, the servers' (which initdb would take from the
+# locale: "FEHLER:" for "ERROR:") and the clients' (psql, libpq), and
+# numbers and dates printed by the tools: in C.UTF-8, the locale CI runs
+# in, whatever the caller's (the servers also get lc_messages = 'C', below).
+export LANG=C.UTF-8 LC_ALL=C.UTF-8
+unset LANGUAGE
+
 SF_ROOT=${SF_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 SF_PG_CONFIG=${PG_CONFIG:-pg_config}
 SF_PGBIN=$($SF_PG_CONFIG --bindir)
@@ -199,7 +206,7 @@ sf_new() {
     mkdir -p "$dir"
     [ "$(id -u)" = 0 ] && chown postgres: "$dir"
     sf_as_server "$SF_STAGE_BIN/initdb" -D "$dir/data" -U postgres -A trust --no-sync \
-        ${SF_INITDB_ARGS[@]+"${SF_INITDB_ARGS[@]}"} >"$dir/initdb.log" 2>&1 || { cat "$dir/initdb.log" >&2; sf_die "initdb $name failed"; }
+        --lc-messages=C ${SF_INITDB_ARGS[@]+"${SF_INITDB_ARGS[@]}"} >"$dir/initdb.log" 2>&1 || { cat "$dir/initdb.log" >&2; sf_die "initdb $name failed"; }
     {
         echo "listen_addresses = ''"
         echo "unix_socket_directories = '$dir'"

@@ -13,8 +13,9 @@
 #    nothing else, and its ERROR says why;
 #  - the same with 'auto': the promoted standby leases an id free at its
 #    clock instead (no lead, one server per node id), the old primary is
-#    refused as replaced; on_replaced = 'lease_another' lets it lease a
-#    third id;
+#    refused as replaced; on_replaced = 'lease_another' lets it lease an
+#    id no live lease holds (a third one, or its own once the lease ended
+#    for it has run out);
 #  - restore from backup, the case that repeats IDs without a registry: a
 #    base backup taken while a node mints, the node minting on afterwards
 #    (WAL the backup never sees), then the restored copy started with its
@@ -53,6 +54,16 @@ live_leases_of() {
         fi
     done
     echo "$n"
+}
+# lease_ms NODE_ID WHAT: when node id NODE_ID's lease was acquired or runs
+# out (WHAT: acquired or expires), in ms since 1970 on the registry's clock.
+lease_ms() {
+    if [ "$SF_REGISTRY_STORE" = redis ]; then
+        sf_redis registry HGET "$SF_REDIS_PREFIX:lease:$1" "$2_at_ms"
+    else
+        sf_psql registry -c "SELECT (1000 * extract(epoch FROM $2_at))::bigint
+                             FROM snowflake_id.snowflake_registry_lease WHERE node_id = $1"
+    fi
 }
 # lease_of NODE_ID [REGISTRY]: the lease's state and its holder's data directory.
 lease_of() {
@@ -127,7 +138,8 @@ sf_stop splitstandby
 # lease_ttl ahead of its clock, and two servers would issue on one node id):
 # it leases an id free at its clock and ends the old lease for its holder,
 # which is refused as replaced at its next renewal. With on_replaced =
-# 'lease_another' the old primary leases a third id and mints again.
+# 'lease_another' the old primary leases an id no live lease holds and mints
+# again.
 sf_new autosplit "snowflake_id.worker_id = 'auto'" "$registry_conf" "$ttl_conf"
 sf_start autosplit || sf_die "autosplit did not start"
 sf_psql autosplit -c "CREATE EXTENSION snowflake_id"
@@ -165,14 +177,29 @@ sf_expect_match "the old primary with 'auto' is refused too, and leases no other
     'ERROR: +this server was replaced by a promoted standby of its own and issues no IDs' "$out"
 sf_expect_eq "... none at all" 0 \
     "$(live_leases_of "$(sf_datadir autosplit)")"
+# The old lease, ended for its holder, is renewed by no one: it runs out at
+# a time fixed now. Until then its id is not free; afterwards it is, and
+# taking it back is right (the registry's recorded bound covers every ID
+# the old primary minted on it). On a loaded machine the setup may outlast
+# lease_ttl: which case the grant fell in decides what it may lease.
+old_lease_ends_ms=$(lease_ms "$old_node" expires)
+[ -n "$old_lease_ends_ms" ] || sf_die "the registry has no lease of node id $old_node"
 sf_conf autosplit "snowflake_id.on_replaced = 'lease_another'"
 sf_psql autosplit -c "SELECT pg_reload_conf()" >/dev/null
 sf_poll autosplit "SELECT lease_state FROM snowflake_status()" held
 third_node=$(sf_psql autosplit -c "SELECT worker_id FROM snowflake_status()")
-if [ "$third_node" = "$old_node" ] || [ "$third_node" = "$new_node" ]; then
-    sf_die "with on_replaced = 'lease_another' the old primary leased node id $third_node"
+[ "$third_node" != "$new_node" ] ||
+    sf_die "with on_replaced = 'lease_another' the old primary leased node id $third_node, live for the promoted standby"
+sf_expect_match "the registry shows the old primary as the holder of node id $third_node" \
+    "^live $(sf_datadir autosplit)$" "$(lease_of "$third_node")"
+granted_ms=$(lease_ms "$third_node" acquired)
+if [ "$granted_ms" -lt "$old_lease_ends_ms" ]; then
+    [ "$third_node" != "$old_node" ] ||
+        sf_die "with on_replaced = 'lease_another' the old primary leased node id $third_node at $granted_ms, while its lease for the promoted standby ran until $old_lease_ends_ms"
+    sf_log "ok: with on_replaced = 'lease_another' the old primary leases a third node id, $third_node, and mints"
+else
+    sf_log "ok: with on_replaced = 'lease_another' the old primary leases node id $third_node, not the promoted standby's (its old lease had run out $((granted_ms - old_lease_ends_ms)) ms before)"
 fi
-sf_log "ok: with on_replaced = 'lease_another' the old primary leases node id $third_node and mints"
 sf_stream_ids autosplit "$SF_WORK/autosplit.after" 20000
 sf_expect_eq "no ID twice across the three" 0 \
     "$(sort "$SF_WORK"/autosplit.before "$SF_WORK"/autosplit.more "$SF_WORK"/autostandby.ids \

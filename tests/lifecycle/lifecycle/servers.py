@@ -15,7 +15,7 @@ from .procs import (HarnessError, STAGE_BIN, as_server, await_gone, children, fr
 def _initdb(dirpath, conf_lines):
     make_dir(dirpath)
     run(as_server([os.path.join(STAGE_BIN, "initdb"), "-D", os.path.join(dirpath, "data"),
-                   "-U", "postgres", "-A", "trust", "--no-sync"]), 120)
+                   "-U", "postgres", "-A", "trust", "--no-sync", "--lc-messages=C"]), 120)
     conf = ["listen_addresses = ''", f"unix_socket_directories = '{dirpath}'", "port = 5432",
             "fsync = off", "max_connections = 40"] + conf_lines
     with open(os.path.join(dirpath, "data", "postgresql.conf"), "a") as f:
