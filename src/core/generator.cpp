@@ -280,16 +280,6 @@ IssueResult issue(std::atomic<uint64_t> &floor, const GeneratorParams &params, C
             a.status = AttemptStatus::must_wait;
             a.wait_ms = a.timestamp - params.max_drift_ms - now_ts;
             a.behind_ms = a.timestamp - now_ts;
-        } else if (a.status == AttemptStatus::must_reserve &&
-                   a.timestamp - now_ts > params.max_drift_ms) {
-            // A claim beyond the reservation: reserving for IDs not yet due
-            // would run the durable state (and the lease's recorded bound,
-            // which caps it) ahead by the wait. Wait unclaimed instead, and
-            // reserve once the ID is due, as a call did before waits were
-            // fair: this call may then lose its place, once per reservation.
-            a.status = AttemptStatus::must_wait;
-            a.wait_ms = a.timestamp - params.max_drift_ms - now_ts;
-            a.behind_ms = a.timestamp - now_ts;
         } else if (a.status == AttemptStatus::must_wait) {
             // Beyond the wait left: the wait it needs past max_drift.
             a.wait_ms = a.timestamp - params.max_drift_ms - now_ts;

@@ -35,13 +35,11 @@
 // and returns them once the clock has come within max_drift of them. A call
 // that comes later finds the floor above every claim and queues behind it,
 // so no call loses its millisecond to calls that came after it, however
-// late it wakes (unless the claim needs a reservation first: the call then
-// waits unclaimed, and reserves once its ID is due). A claim abandoned (the
-// call cancelled, or the clock went back while it waited) leaves a gap,
-// never a duplicate. Why the IDs are that far ahead decides the error:
-// demand alone never puts an ID that is due more than max_drift ahead of a
-// clock that only moves forward, so a lead with no step back of the clock
-// seen (ClockWatch) comes from callers asking for
+// late it wakes. A claim abandoned (the call cancelled, or the clock went
+// back while it waited) leaves a gap, never a duplicate. Why the IDs are that far ahead
+// decides the error: demand alone never puts the last issued timestamp more
+// than max_drift ahead of a clock that only moves forward, so a lead with no
+// step back of the clock seen (ClockWatch) comes from callers asking for
 // more than the layout's IDs per millisecond for longer than max_drift lets
 // them borrow: ErrorCode::capacity_exceeded. A clock that went back fails
 // with ErrorCode::clock_behind.

@@ -689,30 +689,6 @@ TEST(GeneratorReservation, IssueReturnsMustReserveWithoutWaiting) {
     EXPECT_EQ(floor.load(), 0u);
 }
 
-// A call that must wait, whose claim the reservation does not cover, does
-// not reserve for an ID not yet due: it waits unclaimed, and asks for the
-// reservation once the ID is due.
-TEST(GeneratorReservation, AClaimBeyondTheReservationWaitsUntilItIsDue) {
-    Gen g(params(10, 0, 7, /*drift=*/10, /*wait=*/100));
-    snowflake::Reservation reservation;
-    WaitBudget budget;
-    const Clock clock{fake_now, &g.time_};
-    const Sleeper sleeper{fake_sleep, &g.time_};
-    ASSERT_EQ(
-        snowflake::issue(g.floor_, g.p_, clock, sleeper, &budget, &g.err_, &reservation).status,
-        IssueStatus::issued);
-    const int64_t a = static_cast<int64_t>(g.floor_.load()) - 1;
-    reservation.below = static_cast<uint64_t>(a + 1);  // covers nothing after a
-    g.time_.now -= 60;                                 // the next ID is due in 51 ms
-    const IssueResult r =
-        snowflake::issue(g.floor_, g.p_, clock, sleeper, &budget, &g.err_, &reservation);
-    EXPECT_EQ(r.status, IssueStatus::must_reserve);
-    EXPECT_EQ(r.id, g.p_.layout.next_in_node(a));
-    EXPECT_EQ(g.time_.slept, 51) << "asked for the reservation once the ID was due";
-    EXPECT_FALSE(budget.claimed);
-    EXPECT_EQ(g.floor_.load(), static_cast<uint64_t>(a + 1)) << "nothing claimed";
-}
-
 // next_single_id predicts, without issuing, the ID the next single call
 // issues (snowflake_status compares it with the lease's bound): from floors
 // in this node, past a used-up sequence (the floor carried into the next
