@@ -70,7 +70,7 @@ Attempt try_issue(std::atomic<uint64_t> &floor, const GeneratorParams &params, i
         const Start start = start_of_next(widths, node, f, now);
         uint64_t ts = start.ts;
         const uint64_t seq = start.seq;
-        // The last issued (or claimed) ID's timestamp.
+        // The last issued ID's timestamp; nothing is borrowed while we stay on it.
         const int64_t last_ts = f == 0 ? -1 : static_cast<int64_t>((f - 1) >> low_bits);
 
         // The block's last ID: count - 1 sequence numbers further on,
@@ -87,10 +87,8 @@ Attempt try_issue(std::atomic<uint64_t> &floor, const GeneratorParams &params, i
             a.status = AttemptStatus::exhausted;
             return a;
         }
-        // Also on the last ID's millisecond: that one may be a claim of a
-        // waiting call (issue()), and an ID beside it is as far ahead.
         const auto its = static_cast<int64_t>(end_ts);
-        if (its - now > params.max_drift_ms) {
+        if (its > last_ts && its - now > params.max_drift_ms) {
             a.status = AttemptStatus::must_wait;
             a.wait_ms = its - params.max_drift_ms - now;
             // Negative when nothing was issued and the clock is before the epoch.
@@ -244,19 +242,6 @@ bool check_block(const GeneratorParams &params, int64_t count, Error *err) {
     return true;
 }
 
-namespace {
-
-// The drift bound of a call's attempt: max_drift, plus the whole
-// milliseconds of max_wait it has left, by which it may claim IDs to wait for.
-GeneratorParams with_claim_room(const GeneratorParams &params, const WaitBudget &budget) {
-    GeneratorParams p = params;
-    const int64_t left_ms = (params.max_wait_ms * 1000 - budget.waited_us) / 1000;
-    p.max_drift_ms += left_ms > 0 ? left_ms : 0;
-    return p;
-}
-
-}  // namespace
-
 IssueResult issue(std::atomic<uint64_t> &floor, const GeneratorParams &params, Clock clock,
                   Sleeper sleeper, WaitBudget *budget, Error *err, const Reservation *reservation,
                   int64_t count) {
@@ -267,25 +252,9 @@ IssueResult issue(std::atomic<uint64_t> &floor, const GeneratorParams &params, C
         const int64_t highest =
             clock.watch != nullptr ? clock.watch->highest_ms.load(std::memory_order_acquire) : 0;
         const int64_t now = clock.now_unix_ms(clock.ctx);
-        const int64_t now_ts = now - params.layout.epoch_unix_ms();
-        // A claim first, if the call holds one; otherwise an attempt that
-        // may claim IDs up to the wait the call has left.
-        Attempt a = budget->claimed ? budget->claim
-                                    : try_issue(floor, with_claim_room(params, *budget), now,
-                                                reservation, count);
+        const Attempt a = try_issue(floor, params, now, reservation, count);
         result.sequence_ran_out = result.sequence_ran_out || a.sequence_ran_out;
-        if (a.status == AttemptStatus::issued && a.timestamp - now_ts > params.max_drift_ms) {
-            budget->claimed = true;
-            budget->claim = a;
-            a.status = AttemptStatus::must_wait;
-            a.wait_ms = a.timestamp - params.max_drift_ms - now_ts;
-            a.behind_ms = a.timestamp - now_ts;
-        } else if (a.status == AttemptStatus::must_wait) {
-            // Beyond the wait left: the wait it needs past max_drift.
-            a.wait_ms = a.timestamp - params.max_drift_ms - now_ts;
-        }
         if (a.status == AttemptStatus::issued || a.status == AttemptStatus::must_reserve) {
-            budget->claimed = false;
             result.status =
                 a.status == AttemptStatus::issued ? IssueStatus::issued : IssueStatus::must_reserve;
             result.id = a.id;
@@ -316,12 +285,9 @@ IssueResult issue(std::atomic<uint64_t> &floor, const GeneratorParams &params, C
                 fresh_reading_taken = true;
                 continue;
             }
-            // A claim the clock went back from since: given up, a gap.
-            budget->claimed = false;
-            // Demand never puts an ID that is due more than max_drift ahead
-            // of a clock that only moves forward (claims are, but only
-            // until their wait is over); without a watch, only a lead beyond
-            // that shows a step back.
+            // Demand never puts the last ID more than max_drift ahead of a
+            // clock that only moves forward; without a watch, only a lead
+            // beyond that shows a step back.
             const bool clock_went_back =
                 clock.watch != nullptr ? now < highest : a.behind_ms > params.max_drift_ms;
             fail_behind(params, a, *budget, count, clock_went_back || a.behind_ms < 0,

@@ -20,8 +20,7 @@
 //   N > L             -> (N, node, 0)
 //   otherwise         -> (L, node, next sequence)
 //   sequence used up  -> (L + 1, node, 0), borrowing time from the future,
-//   and any of these only while its timestamp <= N + max_drift (also on L's
-//   millisecond: L may be a waiting call's claim, below).
+//                        but only while L + 1 <= N + max_drift.
 // A block of n IDs (count > 1) is n IDs of this node in a row: from the
 // first, each next sequence number, moving to sequence 0 of the next
 // millisecond when the sequence runs out (Layout::next_in_node). One CAS
@@ -29,14 +28,7 @@
 // and its last; the drift bound applies to its last ID.
 //
 // A call that cannot be served within the drift bound waits for the clock,
-// up to max_wait ms in total, and then fails. Waits are first come, first
-// served: a call that must wait takes its IDs at once, beyond the drift
-// bound by at most the wait it has left (a claim, kept in its WaitBudget),
-// and returns them once the clock has come within max_drift of them. A call
-// that comes later finds the floor above every claim and queues behind it,
-// so no call loses its millisecond to calls that came after it, however
-// late it wakes. A claim abandoned (the call cancelled, or the clock went
-// back while it waited) leaves a gap, never a duplicate. Why the IDs are that far ahead
+// up to max_wait ms in total, and then fails. Why the IDs are that far ahead
 // decides the error: demand alone never puts the last issued timestamp more
 // than max_drift ahead of a clock that only moves forward, so a lead with no
 // step back of the clock seen (ClockWatch) comes from callers asking for
@@ -188,13 +180,10 @@ WaitStep next_wait_step(int64_t until_unix_ms, int64_t now_unix_ns, int64_t max_
 
 enum class IssueStatus { issued, must_reserve, interrupted, failed };
 
-// What a call has waited so far, and the IDs it claimed for its wait. Kept
-// by the caller so that a call resumed after an interrupt does not get a
-// fresh max_wait, nor lose its place.
+// What a call has waited so far. Kept by the caller so that a call resumed
+// after an interrupt does not get a fresh max_wait.
 struct WaitBudget {
     int64_t waited_us = 0;
-    bool claimed = false;
-    Attempt claim;  // claimed: the issued attempt whose IDs the call returns when the clock allows
 };
 
 struct IssueResult {

@@ -439,9 +439,8 @@ bool issue_ids(const snowflake::GeneratorParams &params, int64_t count, const Ca
             }
             raise_counted(err);
         }
-        // Interrupted while waiting: cancel and statement_timeout raise here
-        // (the ID the call claimed for its wait is then a gap). Anything else,
-        // and the call resumes with what is left of max_wait, and its claim.
+        // Interrupted while waiting: cancel and statement_timeout raise here.
+        // Anything else, and the call resumes with what is left of max_wait.
         CHECK_FOR_INTERRUPTS();
     }
 }
