@@ -19,6 +19,8 @@
 #  - a release missing from RELEASES: a deleted line (debian/changelog
 #    released it, or a later release's script names it), a tag v* or a
 #    package RELEASES does not record;
+#  - a packaged release's line re-pointed at another commit of its version
+#    (its debian/changelog entry says which), or that entry changed;
 # and without the history: an unpacked archive is checked against
 # RELEASES.sha256 (a changed byte fails there too), saying so; a shallow
 # clone says it is shallow; under CI=true both fail.
@@ -136,6 +138,27 @@ sed -i "s/^1\.6 87a5c57f6c7e9a77139392c86eb51fd52d425321/1.6 $(git -C "$clone" r
 "$clone/tools/check-releases" --write-manifest >/dev/null 2>&1 || true
 expect_failure "REFROZEN's release on other bytes" \
     "snowflake_id--1\.4--1\.5\.sql: 1\.6 \([0-9a-f]{12}\) shipped other bytes than REFROZEN's sha256 70756376ea9b" \
+    "$clone"
+restore
+
+# 1.6's line re-pointed at a later commit of 1.6 (one that changed its
+# scripts' comments), the tree and the manifest made to agree, no tag v1.6:
+# the Debian package's changelog entry still says which commit released it.
+later16=4929d06e8a060c4d1895e00a2549b50bbb24f0fa
+git -C "$clone" tag -d v1.6 >/dev/null
+sed -i "s/^1\.6 87a5c57f6c7e9a77139392c86eb51fd52d425321/1.6 $later16/" "$clone/RELEASES"
+for file in snowflake_id--1.5--1.6.sql snowflake_id--1.6.sql; do
+    git -C "$clone" show "$later16:$file" >"$clone/$file"
+done
+"$clone/tools/check-releases" --write-manifest >/dev/null 2>&1 || true
+expect_failure "RELEASES re-pointing 1.6 at a later commit of 1.6" \
+    "RELEASES: 1\.6 names 4929d06e8a06, but its 1\.6\.0-1 entry of debian/changelog is its parent's already: the release's commit is the one that last touched the entry" \
+    "$clone"
+restore
+"$clone/tools/tag-releases" 2>/dev/null
+sed -i 's/^snowflake-id (1\.5\.0-1) unstable/snowflake-id (1.5.0-1) bookworm/' "$clone/debian/changelog"
+expect_failure "1.5.0-1's changelog entry changed" \
+    "debian/changelog's 1\.5\.0-1 entry in the tree is not what 1\.5's commit b3a12e306b02 has: a released entry never changes" \
     "$clone"
 restore
 
