@@ -70,7 +70,8 @@ MODULE_big = snowflake_id
 # updates an older install and CREATE EXTENSION ... VERSION installs an
 # older version (1.0, then each update script up to it: PostgreSQL 10 and
 # later need no full script for it), and 1.6's full script as 1.6 shipped
-# it. Released scripts never change (RELEASES).
+# it. Released scripts never change and stay in DATA (RELEASES;
+# tools/check-releases reads what make -n install installs).
 DATA = snowflake_id--1.6.sql snowflake_id--1.0.sql snowflake_id--1.0--1.1.sql \
 	snowflake_id--1.1--1.2.sql snowflake_id--1.2--1.3.sql snowflake_id--1.3--1.4.sql \
 	snowflake_id--1.4--1.5.sql snowflake_id--1.5--1.6.sql snowflake_id--1.6--1.7.sql
