@@ -5,16 +5,19 @@
 -- gained since (the public IDs, the comparisons of a snowflake with a
 -- time, snowflake_adopt, snowflake_interval_ids and snowflake_date_bin
 -- among them), keeps two functions 1.5 had dropped, and carries older
--- definitions and comments. This script brings any 1.6 to exactly what
--- CREATE EXTENSION of 1.7 makes (tests/server/update_paths.sh compares
--- them from every release): it drops what 1.7 does not have (of the extension's
--- own objects only), creates what is missing, and replaces every function
--- and view. Privileges are set on the objects it creates only: an existing
--- object keeps its privileges, the DBA's GRANTs and REVOKEs included.
--- Comments are set on the objects it creates, and on existing ones whose
--- comment is none or one an earlier version of the extension gave them; a
--- comment of the DBA's is kept. Over a complete 1.6 it changes the version
--- and the definitions of the functions and views, nothing else. docs/upgrading.md, "1.5.0-1 and the update to 1.7".
+-- definitions and comments. This script brings any 1.6 to what CREATE
+-- EXTENSION of 1.7 makes, the DBA's own privileges and comments aside
+-- (tests/server/update_paths.sh compares them from every release): it
+-- drops what 1.7 does not have (the extension's own objects only),
+-- creates what is missing, and replaces every function and view.
+-- Privileges are set on the objects it creates only: an existing object
+-- keeps its privileges, the DBA's GRANTs and REVOKEs included. Comments
+-- are set on the objects it creates, and on existing ones whose comment
+-- is none or one an earlier version of the extension gave them; a comment
+-- of the DBA's is kept. Over a complete 1.6 it changes the version and one
+-- function's message (snowflake_registry_refuse_old_server names the 1.5
+-- of 1.5.0-1 too), nothing else. docs/upgrading.md, "1.5.0-1 and the
+-- update to 1.7".
 --
 -- Generated once by tools/sql-repair from this prologue and the sources
 -- under src/sql/ as they were for 1.7, then committed: it freezes when 1.7
