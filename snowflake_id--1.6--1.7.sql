@@ -5,55 +5,387 @@
 -- gained since (the public IDs, the comparisons of a snowflake with a
 -- time, snowflake_adopt, snowflake_interval_ids and snowflake_date_bin
 -- among them), keeps two functions 1.5 had dropped, and carries older
--- definitions and comments. This script brings any 1.6 to exactly what
--- CREATE EXTENSION of 1.7 makes (tests/server/update_paths.sh compares
--- them from every release): it drops what 1.7 does not have, creates what
--- is missing, replaces every function and view, and sets every comment
--- and privilege again. Running it over a complete 1.6 changes nothing but
--- the version. docs/upgrading.md, "1.5.0-1 and the update to 1.7".
+-- definitions and comments. This script brings any 1.6 to what CREATE
+-- EXTENSION of 1.7 makes, the DBA's own privileges and comments aside
+-- (tests/server/update_paths.sh compares them from every release): it
+-- drops what 1.7 does not have (the extension's own objects only),
+-- creates what is missing, and replaces every function and view.
+-- Privileges are set on the objects it creates only: an existing object
+-- keeps its privileges, the DBA's GRANTs and REVOKEs included. Comments
+-- are set on the objects it creates, and on existing ones whose comment
+-- is none or one an earlier version of the extension gave them; a comment
+-- of the DBA's is kept. Over a complete 1.6 it changes the version and one
+-- function's message (snowflake_registry_refuse_old_server names the 1.5
+-- of 1.5.0-1 too), nothing else. docs/upgrading.md, "1.5.0-1 and the
+-- update to 1.7".
 --
 -- Generated once by tools/sql-repair from this prologue and the sources
 -- under src/sql/ as they were for 1.7, then committed: it freezes when 1.7
 -- is released (RELEASES).
 \echo Use "ALTER EXTENSION snowflake_id UPDATE TO '1.7'" to load this file. \quit
 
+-- For this script only (dropped at its end): the extension's members as
+-- they were before it ran. An object not among them was created by it.
+CREATE TABLE pg_temp.snowflake_repair_existed AS
+SELECT d.classid, d.objid
+FROM pg_catalog.pg_depend d
+JOIN pg_catalog.pg_extension e ON e.oid OPERATOR(pg_catalog.=) d.refobjid
+WHERE d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_extension'::pg_catalog.regclass
+  AND d.deptype OPERATOR(pg_catalog.=) 'e'
+  AND e.extname OPERATOR(pg_catalog.=) 'snowflake_id';
+
 -- The registry's rule helpers before commit 961799f: 1.5 folded them into
 -- the leasing functions, whose 1.5.0-1 versions called them; the
--- definitions below no longer do.
-DROP FUNCTION IF EXISTS @extschema@.snowflake_registry_is_live(
-    snowflake_id.snowflake_registry_lease, timestamptz);
-DROP FUNCTION IF EXISTS @extschema@.snowflake_registry_may_take(
-    snowflake_id.snowflake_registry_lease, numeric, bigint, text, integer, text, integer, bigint);
+-- definitions below no longer do. Dropped only if they are the
+-- extension's: a function of the same name and arguments made outside it
+-- is not ours to drop.
+DO $repair$
+DECLARE
+    helper pg_catalog.regprocedure;
+BEGIN
+    FOR helper IN
+        SELECT p.oid
+        FROM pg_catalog.pg_proc p
+        JOIN pg_temp.snowflake_repair_existed x
+          ON x.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass
+         AND x.objid OPERATOR(pg_catalog.=) p.oid
+        WHERE p.oid OPERATOR(pg_catalog.=) ANY (ARRAY[
+            pg_catalog.to_regprocedure('@extschema@.snowflake_registry_is_live('
+                                       'snowflake_id.snowflake_registry_lease, timestamptz)'),
+            pg_catalog.to_regprocedure('@extschema@.snowflake_registry_may_take('
+                                       'snowflake_id.snowflake_registry_lease, numeric, bigint, '
+                                       'text, integer, text, integer, bigint)')])
+    LOOP
+        EXECUTE pg_catalog.format('DROP FUNCTION %s', helper);
+    END LOOP;
+END
+$repair$;
 
--- For this script only (dropped at its end): an object it would create that
--- exists already must be the extension's own, and is then left as it is;
--- one made outside the extension (a stand-in for one the 1.5.0-1 package
--- lacked, say) is refused, not taken over in silence.
+-- For this script only, as the rest below: (classid, objid) of an object
+-- named as pg_get_object_address names it, a NULL name standing for the
+-- extension's schema (pg_extension.extnamespace: @extschema@ in a literal
+-- would be the schema's name quoted as an identifier); NULLs where there
+-- is no such object.
+CREATE FUNCTION pg_temp.snowflake_repair_address(object_type text, object_names text[],
+                                                 object_args text[],
+                                                 OUT class_id oid, OUT object_id oid)
+LANGUAGE plpgsql AS $$
+DECLARE
+    schema_name text := (SELECT n.nspname FROM pg_catalog.pg_extension e
+                         JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace
+                         WHERE e.extname OPERATOR(pg_catalog.=) 'snowflake_id');
+    names text[] := pg_catalog.array_replace(object_names, NULL, schema_name);
+BEGIN
+    IF object_type OPERATOR(pg_catalog.=) 'type' THEN
+        -- A type is named as one string, parsed like a type in SQL.
+        names := ARRAY[pg_catalog.format('%I.%I', names[1], names[2])];
+    END IF;
+    SELECT a.classid, a.objid INTO class_id, object_id
+    FROM pg_catalog.pg_get_object_address(object_type, names, object_args) a;
+EXCEPTION WHEN undefined_object OR undefined_function OR undefined_table OR invalid_schema_name THEN
+    class_id := NULL;
+    object_id := NULL;
+END
+$$;
+
+-- The description of an object the repair would create that exists and is
+-- not the extension's (a shell named as such: a commutator or negator
+-- that an operator made outside the extension left); none otherwise.
+CREATE FUNCTION pg_temp.snowflake_repair_foreign(object_type text, object_names text[],
+                                                 object_args text[])
+RETURNS text[] LANGUAGE plpgsql AS $$
+DECLARE
+    found record := pg_temp.snowflake_repair_address(object_type, object_names, object_args);
+BEGIN
+    IF found.object_id IS NULL
+       OR EXISTS (SELECT FROM pg_temp.snowflake_repair_existed x
+                  WHERE x.classid OPERATOR(pg_catalog.=) found.class_id
+                    AND x.objid OPERATOR(pg_catalog.=) found.object_id) THEN
+        RETURN '{}';
+    END IF;
+    RETURN ARRAY[CASE WHEN EXISTS (SELECT FROM pg_catalog.pg_operator o
+                                   WHERE found.class_id OPERATOR(pg_catalog.=) 'pg_catalog.pg_operator'::pg_catalog.regclass
+                                     AND o.oid OPERATOR(pg_catalog.=) found.object_id
+                                     AND o.oprcode OPERATOR(pg_catalog.=) 0)
+                          OR EXISTS (SELECT FROM pg_catalog.pg_type t
+                                     WHERE found.class_id OPERATOR(pg_catalog.=) 'pg_catalog.pg_type'::pg_catalog.regclass
+                                       AND t.oid OPERATOR(pg_catalog.=) found.object_id
+                                       AND NOT t.typisdefined)
+                     THEN 'shell ' ELSE '' END
+                 OPERATOR(pg_catalog.||) pg_catalog.pg_describe_object(found.class_id, found.object_id, 0)];
+END
+$$;
+
+-- One ERROR for all of them: a DBA who drops one at a time would meet the
+-- next one update after update.
+CREATE FUNCTION pg_temp.snowflake_repair_refuse(foreign_objects text[])
+RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+    IF pg_catalog.cardinality(foreign_objects) OPERATOR(pg_catalog.>) 0 THEN
+        RAISE EXCEPTION 'snowflake_id 1.7 creates %',
+            CASE WHEN pg_catalog.cardinality(foreign_objects) OPERATOR(pg_catalog.=) 1
+                 THEN 'an object that exists and is not snowflake_id''s: '
+                 ELSE pg_catalog.cardinality(foreign_objects)::text
+                      OPERATOR(pg_catalog.||) ' objects that exist and are not snowflake_id''s: ' END
+            OPERATOR(pg_catalog.||) pg_catalog.array_to_string(foreign_objects, ', ')
+            USING ERRCODE = 'duplicate_object',
+                  DETAIL = 'The update takes over no object made outside the extension (such as a '
+                           'stand-in for one that the 1.5.0-1 package lacked, or the shell of its '
+                           'commutator or negator, which CREATE OPERATOR leaves).',
+                  HINT = 'Drop each of them (a shell operator with DROP OPERATOR too), never with '
+                         'CASCADE: first list what depends on them (pg_depend), drop that, update, '
+                         'and recreate it. docs/upgrading.md, "1.5.0-1 and the update to 1.7".';
+    END IF;
+END
+$$;
+
+-- Whether the repair sets a privilege or comment on an object: yes if it
+-- created it; for a comment (earlier_comments not NULL) also where the
+-- object has none, or one of earlier_comments, which earlier versions of
+-- the extension gave it.
+CREATE FUNCTION pg_temp.snowflake_repair_sets(object_type text, object_names text[],
+                                              object_args text[],
+                                              earlier_comments text[] DEFAULT NULL)
+RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE
+    found record := pg_temp.snowflake_repair_address(object_type, object_names, object_args);
+    current_comment text;
+BEGIN
+    IF NOT EXISTS (SELECT FROM pg_temp.snowflake_repair_existed x
+                   WHERE x.classid OPERATOR(pg_catalog.=) found.class_id
+                     AND x.objid OPERATOR(pg_catalog.=) found.object_id) THEN
+        RETURN true;
+    END IF;
+    IF earlier_comments IS NULL THEN
+        RETURN false;
+    END IF;
+    current_comment := (SELECT d.description FROM pg_catalog.pg_description d
+                        WHERE d.classoid OPERATOR(pg_catalog.=) found.class_id
+                          AND d.objoid OPERATOR(pg_catalog.=) found.object_id
+                          AND d.objsubid OPERATOR(pg_catalog.=) 0);
+    RETURN current_comment IS NULL OR current_comment OPERATOR(pg_catalog.=) ANY (earlier_comments);
+END
+$$;
+
+-- An object it would create that exists already must be the extension's
+-- (the check after this prologue refused any other), and is then left as
+-- it is.
 CREATE FUNCTION pg_temp.snowflake_repair_ours(object_type text, object_names text[],
                                               object_args text[])
 RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
-    class_id oid;
-    object_id oid;
+    found record := pg_temp.snowflake_repair_address(object_type, object_names, object_args);
 BEGIN
-    SELECT a.classid, a.objid INTO class_id, object_id
-    FROM pg_catalog.pg_get_object_address(object_type, object_names, object_args) a;
     IF NOT EXISTS (SELECT FROM pg_catalog.pg_depend d
                    JOIN pg_catalog.pg_extension e ON e.oid OPERATOR(pg_catalog.=) d.refobjid
-                   WHERE d.classid OPERATOR(pg_catalog.=) class_id
-                     AND d.objid OPERATOR(pg_catalog.=) object_id
+                   WHERE d.classid OPERATOR(pg_catalog.=) found.class_id
+                     AND d.objid OPERATOR(pg_catalog.=) found.object_id
                      AND d.deptype OPERATOR(pg_catalog.=) 'e'
                      AND e.extname OPERATOR(pg_catalog.=) 'snowflake_id') THEN
-        RAISE EXCEPTION '% exists and is not snowflake_id''s',
-            pg_catalog.pg_describe_object(class_id, object_id, 0)
-            USING ERRCODE = 'duplicate_object',
-                  DETAIL = 'snowflake_id 1.7 creates it, and takes over no object made outside '
-                           'the extension (such as a stand-in for one that the 1.5.0-1 package '
-                           'lacked).',
-                  HINT = 'Drop that object, then run ALTER EXTENSION snowflake_id UPDATE again.';
+        PERFORM pg_temp.snowflake_repair_refuse(ARRAY[coalesce(
+            pg_catalog.pg_describe_object(found.class_id, found.object_id, 0),
+            pg_catalog.array_to_string(object_names, '.'))]);
     END IF;
 END
 $$;
+
+-- Before anything changes: every object the repair would create that exists
+-- outside the extension (a DBA's stand-in, the shell of its commutator),
+-- refused in one ERROR that names them all.
+DO $repair$
+DECLARE
+    found text[] := '{}';
+BEGIN
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_nextval']::text[], ARRAY[]::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_nextval']::text[], ARRAY['integer']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_decode']::text[], ARRAY['bigint']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_decode']::text[], ARRAY['bigint', 'text']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_timestamp']::text[], ARRAY['bigint']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_timestamp']::text[], ARRAY['bigint', 'text']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_from_timestamp']::text[], ARRAY['timestamptz']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_accept_layout']::text[], ARRAY[]::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_compose']::text[], ARRAY['timestamptz', 'integer', 'integer', 'integer']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'objectid_generate']::text[], ARRAY[]::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'objectid_timestamp']::text[], ARRAY['text']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_status']::text[], ARRAY[]::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_registry_layout_text']::text[], ARRAY['integer', 'integer', 'integer', 'bigint']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_registry_holder_text']::text[], ARRAY['text', 'integer', 'text', 'numeric']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_registry_refuse_old_server']::text[], ARRAY['text']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_registry_acquire']::text[], ARRAY['integer', 'integer', 'bigint', 'numeric', 'bigint', 'text', 'integer', 'text', 'integer', 'integer', 'integer', 'integer', 'bigint', 'bigint', 'bigint', 'bigint']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_registry_renew']::text[], ARRAY['integer', 'bigint', 'bigint', 'bigint', 'bigint']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_registry_release']::text[], ARRAY['integer', 'bigint', 'bigint', 'bigint']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_registry_switch']::text[], ARRAY['integer', 'bigint', 'bigint', 'bigint', 'numeric', 'text', 'integer', 'text', 'integer', 'bigint', 'bigint', 'bigint', 'bigint']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('type', ARRAY[NULL, 'snowflake']::text[], ARRAY[]::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_in']::text[], ARRAY['cstring']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_out']::text[], ARRAY['snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_recv']::text[], ARRAY['internal']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_send']::text[], ARRAY['snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('type', ARRAY[NULL, 'snowflake']::text[], ARRAY[]::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('cast', ARRAY['snowflake']::text[], ARRAY['bigint']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake']::text[], ARRAY['bigint']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('cast', ARRAY['bigint']::text[], ARRAY['snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['snowflake', 'bigint']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['snowflake', 'bigint']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['snowflake', 'bigint']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['snowflake', 'bigint']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['snowflake', 'bigint']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['snowflake', 'bigint']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_cmp']::text[], ARRAY['snowflake', 'bigint']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['bigint', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['bigint', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['bigint', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['bigint', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['bigint', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['bigint', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_cmp']::text[], ARRAY['bigint', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '=']::text[], ARRAY['snowflake', 'bigint']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<>']::text[], ARRAY['snowflake', 'bigint']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'bigint']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'bigint']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'bigint']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'bigint']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '=']::text[], ARRAY['bigint', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<>']::text[], ARRAY['bigint', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<']::text[], ARRAY['bigint', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<=']::text[], ARRAY['bigint', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '>']::text[], ARRAY['bigint', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '>=']::text[], ARRAY['bigint', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake']::text[], ARRAY['integer']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('cast', ARRAY['integer']::text[], ARRAY['snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['snowflake', 'integer']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['snowflake', 'integer']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['snowflake', 'integer']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['snowflake', 'integer']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['snowflake', 'integer']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['snowflake', 'integer']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_cmp']::text[], ARRAY['snowflake', 'integer']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['integer', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['integer', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['integer', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['integer', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['integer', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['integer', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_cmp']::text[], ARRAY['integer', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '=']::text[], ARRAY['snowflake', 'integer']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<>']::text[], ARRAY['snowflake', 'integer']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'integer']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'integer']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'integer']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'integer']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '=']::text[], ARRAY['integer', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<>']::text[], ARRAY['integer', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<']::text[], ARRAY['integer', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<=']::text[], ARRAY['integer', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '>']::text[], ARRAY['integer', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '>=']::text[], ARRAY['integer', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['snowflake', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['snowflake', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['snowflake', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['snowflake', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['snowflake', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['snowflake', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_cmp']::text[], ARRAY['snowflake', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_hash']::text[], ARRAY['snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_hash_extended']::text[], ARRAY['snowflake', 'bigint']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '=']::text[], ARRAY['snowflake', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<>']::text[], ARRAY['snowflake', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake']::text[], ARRAY['numeric']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('cast', ARRAY['numeric']::text[], ARRAY['snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_numeric']::text[], ARRAY['snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('cast', ARRAY['snowflake']::text[], ARRAY['numeric']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['snowflake', 'numeric']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['snowflake', 'numeric']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['snowflake', 'numeric']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['snowflake', 'numeric']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['snowflake', 'numeric']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['snowflake', 'numeric']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['numeric', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['numeric', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['numeric', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['numeric', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['numeric', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['numeric', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '=']::text[], ARRAY['snowflake', 'numeric']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<>']::text[], ARRAY['snowflake', 'numeric']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'numeric']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'numeric']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'numeric']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'numeric']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '=']::text[], ARRAY['numeric', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<>']::text[], ARRAY['numeric', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<']::text[], ARRAY['numeric', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<=']::text[], ARRAY['numeric', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '>']::text[], ARRAY['numeric', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '>=']::text[], ARRAY['numeric', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake']::text[], ARRAY['smallint']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('cast', ARRAY['smallint']::text[], ARRAY['snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['snowflake', 'smallint']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['snowflake', 'smallint']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['snowflake', 'smallint']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['snowflake', 'smallint']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['snowflake', 'smallint']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['snowflake', 'smallint']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_cmp']::text[], ARRAY['snowflake', 'smallint']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['smallint', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['smallint', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['smallint', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['smallint', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['smallint', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['smallint', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_cmp']::text[], ARRAY['smallint', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '=']::text[], ARRAY['snowflake', 'smallint']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<>']::text[], ARRAY['snowflake', 'smallint']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'smallint']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'smallint']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'smallint']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'smallint']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '=']::text[], ARRAY['smallint', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<>']::text[], ARRAY['smallint', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<']::text[], ARRAY['smallint', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<=']::text[], ARRAY['smallint', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '>']::text[], ARRAY['smallint', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '>=']::text[], ARRAY['smallint', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator family', ARRAY['btree', NULL, 'snowflake_ops']::text[], ARRAY[]::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator class', ARRAY['btree', NULL, 'snowflake_ops']::text[], ARRAY[]::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator family', ARRAY['hash', NULL, 'snowflake_hash_ops']::text[], ARRAY[]::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator class', ARRAY['hash', NULL, 'snowflake_hash_ops']::text[], ARRAY[]::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator family', ARRAY['brin', NULL, 'snowflake_minmax_ops']::text[], ARRAY[]::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator class', ARRAY['brin', NULL, 'snowflake_minmax_ops']::text[], ARRAY[]::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_last_before']::text[], ARRAY['timestamptz']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_last_at_or_before']::text[], ARRAY['timestamptz']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_first_at_or_after']::text[], ARRAY['timestamptz']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_first_after']::text[], ARRAY['timestamptz']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_time_comparison_support']::text[], ARRAY['internal']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['snowflake', 'timestamptz']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['snowflake', 'timestamptz']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['snowflake', 'timestamptz']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['snowflake', 'timestamptz']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['timestamptz', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['timestamptz', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['timestamptz', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['timestamptz', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'timestamptz']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'timestamptz']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'timestamptz']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'timestamptz']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<']::text[], ARRAY['timestamptz', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<=']::text[], ARRAY['timestamptz', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '>']::text[], ARRAY['timestamptz', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '>=']::text[], ARRAY['timestamptz', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_adopt']::text[], ARRAY['regclass', 'name', 'boolean', 'boolean']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_interval_ids']::text[], ARRAY['interval']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_date_bin']::text[], ARRAY['interval', 'timestamptz', 'timestamptz']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_public']::text[], ARRAY['bigint', 'bytea', 'text', 'boolean']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_public']::text[], ARRAY['bigint', 'text', 'boolean']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_from_public']::text[], ARRAY['text', 'bytea', 'text', 'boolean']::text[]);
+    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_from_public']::text[], ARRAY['text', 'text', 'boolean']::text[]);
+    PERFORM pg_temp.snowflake_repair_refuse(found);
+END
+$repair$;
 
 -- src/sql/schema.sql
 -- The schema snowflake_id (1.6) holds the extension's tables and views: the
@@ -79,6 +411,15 @@ DECLARE
 BEGIN
     IF existing IS NULL THEN
         CREATE SCHEMA snowflake_id;
+        -- As for the extension's functions: USAGE only lets a role find
+        -- what is there; each table and view keeps its own privileges
+        -- (snowflake_status is readable by every role, the registry's
+        -- tables by their owner and the roles granted them). Only on the
+        -- schema made here: the privileges and comment of one that exists
+        -- (an update, 1.7) are left as the DBA has them.
+        GRANT USAGE ON SCHEMA snowflake_id TO PUBLIC;
+        COMMENT ON SCHEMA snowflake_id IS
+        'snowflake_id''s tables and views (the registry''s leases and layout, snowflake_status), apart from the schema of its functions and type';
     ELSIF existing OPERATOR(pg_catalog.<>) extension_schema
           -- Ours already (an update that runs this again, 1.7): kept.
           AND NOT EXISTS (SELECT FROM pg_catalog.pg_depend d
@@ -98,15 +439,6 @@ BEGIN
                          'it, or put the whole extension into it: CREATE EXTENSION snowflake_id '
                          'SCHEMA snowflake_id.';
     END IF;
-    IF existing IS NULL OR existing OPERATOR(pg_catalog.<>) extension_schema THEN
-        -- As for the extension's functions: USAGE only lets a role find
-        -- what is there; each table and view keeps its own privileges
-        -- (snowflake_status is readable by every role, the registry's
-        -- tables by their owner and the roles granted them).
-        GRANT USAGE ON SCHEMA snowflake_id TO PUBLIC;
-        COMMENT ON SCHEMA snowflake_id IS
-        'snowflake_id''s tables and views (the registry''s leases and layout, snowflake_status), apart from the schema of its functions and type';
-    END IF;
 END
 $$;
 
@@ -118,8 +450,17 @@ CREATE OR REPLACE FUNCTION snowflake_nextval() RETURNS bigint
 AS 'MODULE_PATHNAME', 'snowflake_nextval'
 LANGUAGE C VOLATILE PARALLEL RESTRICTED;
 
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_nextval']::text[], ARRAY[]::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_nextval() IS
 'Next Snowflake ID of this server: unique across servers with different node ids, strictly increasing on this server';
+END IF;
+END
+$repair$;
 
 -- VOLATILE and PARALLEL RESTRICTED, like snowflake_nextval(). STRICT: a NULL
 -- count returns no rows.
@@ -127,8 +468,17 @@ CREATE OR REPLACE FUNCTION snowflake_nextval(n integer) RETURNS SETOF bigint
 AS 'MODULE_PATHNAME', 'snowflake_nextval_block'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_nextval']::text[], ARRAY['integer']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_nextval(integer) IS
 'A block of n IDs (1 to 1000000) taken in one atomic step: strictly increasing, and no other session gets an ID between the first and the last';
+END IF;
+END
+$repair$;
 
 -- src/sql/functions/snowflake_decode.sql
 -- The decoders read the layout settings, which are fixed while the server
@@ -140,8 +490,17 @@ RETURNS record
 AS 'MODULE_PATHNAME', 'snowflake_decode'
 LANGUAGE C STABLE STRICT PARALLEL SAFE;
 
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_decode']::text[], ARRAY['bigint']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_decode(bigint) IS
 'Splits a Snowflake ID into its time, datacenter id, worker id and sequence, by this server''s layout';
+END IF;
+END
+$repair$;
 
 -- IMMUTABLE: the layout is an argument, and nothing else goes in, so the
 -- result never changes; usable in index expressions and partition bounds.
@@ -152,31 +511,67 @@ RETURNS record
 AS 'MODULE_PATHNAME', 'snowflake_decode_foreign'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_decode']::text[], ARRAY['bigint', 'text']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_decode(bigint, text) IS
 'Splits an ID minted elsewhere by a preset layout (twitter, discord, instagram, sonyflake) or a spec such as ''time=41,datacenter=5,worker=5,sequence=12;epoch=1288834974657;unit=1ms''';
+END IF;
+END
+$repair$;
 
 -- src/sql/functions/snowflake_timestamp.sql
 CREATE OR REPLACE FUNCTION snowflake_timestamp(id bigint) RETURNS timestamptz
 AS 'MODULE_PATHNAME', 'snowflake_timestamp'
 LANGUAGE C STABLE STRICT PARALLEL SAFE;
 
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_timestamp']::text[], ARRAY['bigint']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_timestamp(bigint) IS
 'The time (to the millisecond) carried by a Snowflake ID, by this server''s layout';
+END IF;
+END
+$repair$;
 
 CREATE OR REPLACE FUNCTION snowflake_timestamp(id bigint, layout text) RETURNS timestamptz
 AS 'MODULE_PATHNAME', 'snowflake_timestamp_foreign'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_timestamp']::text[], ARRAY['bigint', 'text']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_timestamp(bigint, text) IS
 'The time carried by an ID minted elsewhere, by a preset layout or a spec (see snowflake_decode(bigint, text))';
+END IF;
+END
+$repair$;
 
 -- src/sql/functions/snowflake_from_timestamp.sql
 CREATE OR REPLACE FUNCTION snowflake_from_timestamp(ts timestamptz) RETURNS bigint
 AS 'MODULE_PATHNAME', 'snowflake_from_timestamp'
 LANGUAGE C STABLE STRICT PARALLEL SAFE;
 
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_from_timestamp']::text[], ARRAY['timestamptz']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_from_timestamp(timestamptz) IS
 'The smallest ID that can carry the given time: WHERE id >= snowflake_from_timestamp(t) selects every ID made at or after t';
+END IF;
+END
+$repair$;
 
 -- src/sql/functions/snowflake_accept_layout.sql
 -- VOLATILE and PARALLEL UNSAFE: it writes the state file and WAL. Only
@@ -186,10 +581,27 @@ CREATE OR REPLACE FUNCTION snowflake_accept_layout() RETURNS bigint
 AS 'MODULE_PATHNAME', 'snowflake_accept_layout'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
-REVOKE ALL ON FUNCTION snowflake_accept_layout() FROM PUBLIC;
+-- Only on an object the repair created: the privileges of one that
+-- existed are the DBA's to keep.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_accept_layout']::text[], ARRAY[]::text[]) THEN
+    REVOKE ALL ON FUNCTION snowflake_accept_layout() FROM PUBLIC;
+END IF;
+END
+$repair$;
 
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_accept_layout']::text[], ARRAY[]::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_accept_layout() IS
 'Superuser only: accept the configured layout and epoch after a change, continuing above every ID issued before; returns the bound new IDs start from';
+END IF;
+END
+$repair$;
 
 -- src/sql/functions/snowflake_compose.sql
 -- STABLE like snowflake_decode(id): it packs by the server's layout settings.
@@ -199,8 +611,17 @@ RETURNS bigint
 AS 'MODULE_PATHNAME', 'snowflake_compose'
 LANGUAGE C STABLE STRICT PARALLEL SAFE;
 
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_compose']::text[], ARRAY['timestamptz', 'integer', 'integer', 'integer']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_compose(timestamptz, integer, integer, integer) IS
 'The ID that snowflake_decode(id) splits into these fields, by this server''s layout; the time is truncated to the millisecond';
+END IF;
+END
+$repair$;
 
 -- src/sql/functions/objectid_generate.sql
 -- VOLATILE: a new ObjectId per call. PARALLEL SAFE: each process draws its
@@ -209,16 +630,34 @@ CREATE OR REPLACE FUNCTION objectid_generate() RETURNS text
 AS 'MODULE_PATHNAME', 'objectid_generate'
 LANGUAGE C VOLATILE PARALLEL SAFE;
 
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'objectid_generate']::text[], ARRAY[]::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION objectid_generate() IS
 'A new MongoDB ObjectId as 24 lowercase hex digits: 4 bytes of seconds, 5 random bytes per process, a 3-byte counter';
+END IF;
+END
+$repair$;
 
 -- src/sql/functions/objectid_timestamp.sql
 CREATE OR REPLACE FUNCTION objectid_timestamp(objectid text) RETURNS timestamptz
 AS 'MODULE_PATHNAME', 'objectid_timestamp'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'objectid_timestamp']::text[], ARRAY['text']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION objectid_timestamp(text) IS
 'The creation time (to the second) carried by a MongoDB ObjectId given as 24 hex digits';
+END IF;
+END
+$repair$;
 
 -- src/sql/functions/snowflake_status.sql
 -- VOLATILE: it reads live counters. No lock is taken.
@@ -238,8 +677,17 @@ RETURNS record
 AS 'MODULE_PATHNAME', 'snowflake_status'
 LANGUAGE C VOLATILE PARALLEL SAFE;
 
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_status']::text[], ARRAY[]::text[],
+       ARRAY['What the generator is doing: node, layout, last issued time, lead over the wall clock, reservation, and counters since the server started']::text[]) THEN
 COMMENT ON FUNCTION snowflake_status() IS
 'What the generator is doing: node, layout, last issued time, lead over the wall clock, reservation, counters since the server started, and the node id lease';
+END IF;
+END
+$repair$;
 
 -- src/sql/views/snowflake_status.sql
 -- The view, in the schema snowflake_id (1.6; in the extension's schema
@@ -250,10 +698,27 @@ CREATE OR REPLACE VIEW snowflake_id.snowflake_status AS SELECT * FROM snowflake_
 -- Readable by every role, like the function behind it (EXECUTE for PUBLIC,
 -- as for every function) and like PostgreSQL's own pg_stat_* views: it shows
 -- the node, the layout and counters, nothing of any table's contents.
-GRANT SELECT ON snowflake_id.snowflake_status TO PUBLIC;
+-- Only on an object the repair created: the privileges of one that
+-- existed are the DBA's to keep.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('view', ARRAY['snowflake_id', 'snowflake_status']::text[], ARRAY[]::text[]) THEN
+    GRANT SELECT ON snowflake_id.snowflake_status TO PUBLIC;
+END IF;
+END
+$repair$;
 
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('view', ARRAY['snowflake_id', 'snowflake_status']::text[], ARRAY[]::text[],
+       '{}'::text[]) THEN
 COMMENT ON VIEW snowflake_id.snowflake_status IS
 'One row: the generator''s node, layout, last issued time, lead over the wall clock, reservation, counters since the server started, and the node id lease';
+END IF;
+END
+$repair$;
 
 -- src/sql/tables/snowflake_registry_layout.sql
 ------------------------------------------------------------------------------
@@ -289,8 +754,17 @@ CREATE TABLE IF NOT EXISTS snowflake_id.snowflake_registry_layout (
     recorded_by text NOT NULL
 );
 
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('table', ARRAY['snowflake_id', 'snowflake_registry_layout']::text[], ARRAY[]::text[],
+       '{}'::text[]) THEN
 COMMENT ON TABLE snowflake_id.snowflake_registry_layout IS
 'Registry side: the layout and epoch of the cluster, as its first holder recorded them; every later acquisition must match them';
+END IF;
+END
+$repair$;
 
 -- pg_dump keeps the leases and the layout: a registry restored from a dump
 -- must still know every recorded bound.
@@ -314,8 +788,17 @@ CREATE TABLE IF NOT EXISTS snowflake_id.snowflake_registry_lease (
     reserved_until_ms bigint NOT NULL          -- IDs of this node carry times below it
 );
 
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('table', ARRAY['snowflake_id', 'snowflake_registry_lease']::text[], ARRAY[]::text[],
+       '{}'::text[]) THEN
 COMMENT ON TABLE snowflake_id.snowflake_registry_lease IS
 'Registry side: one row per node id ever leased: its holder, fence, expiry, and the bound its IDs stay below (reserved_until_ms)';
+END IF;
+END
+$repair$;
 SELECT pg_catalog.pg_extension_config_dump('snowflake_id.snowflake_registry_lease', '');
 
 -- src/sql/functions/snowflake_registry_layout_text.sql
@@ -340,8 +823,17 @@ SET search_path = pg_catalog, @extschema@, pg_temp AS $$
                           'YYYY-MM-DD HH24:MI:SS.MS"Z"'))
 $$;
 
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_registry_layout_text']::text[], ARRAY['integer', 'integer', 'integer', 'bigint']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_registry_layout_text(integer, integer, integer, bigint) IS
 'A layout as snowflake_id''s messages write it';
+END IF;
+END
+$repair$;
 
 -- src/sql/functions/snowflake_registry_holder_text.sql
 -- A holder as the messages name it.
@@ -353,8 +845,17 @@ SET search_path = pg_catalog, @extschema@, pg_temp AS $$
                   data_directory, system_id)
 $$;
 
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_registry_holder_text']::text[], ARRAY['text', 'integer', 'text', 'numeric']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_registry_holder_text(text, integer, text, numeric) IS
 'A lease holder as snowflake_id''s messages name it';
+END IF;
+END
+$repair$;
 
 -- src/sql/functions/snowflake_registry_refuse_old_server.sql
 -- Leasing (1.5): a server's registry worker reads and writes the two tables
@@ -397,8 +898,17 @@ BEGIN
 END
 $$;
 
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_registry_refuse_old_server']::text[], ARRAY['text']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_registry_refuse_old_server(text) IS
 'Registry side: the refusal a server before 1.5 gets from the leasing functions it calls';
+END IF;
+END
+$repair$;
 
 -- src/sql/functions/snowflake_registry_acquire.sql
 CREATE OR REPLACE FUNCTION snowflake_registry_acquire(
@@ -414,13 +924,30 @@ BEGIN
 END
 $$;
 
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_registry_acquire']::text[], ARRAY['integer', 'integer', 'bigint', 'numeric', 'bigint', 'text', 'integer', 'text', 'integer', 'integer', 'integer', 'integer', 'bigint', 'bigint', 'bigint', 'bigint']::text[],
+       ARRAY['Registry side: lease a node id (a static one, or any free one for ''auto'') for one run of a server; returns the fence and the floor its IDs must start above']::text[]) THEN
 COMMENT ON FUNCTION snowflake_registry_acquire(integer, integer, bigint, numeric, bigint, text, integer, text, integer, integer, integer, integer, bigint, bigint, bigint, bigint) IS
 'Registry side, before 1.5: leased a node id; now refuses the server that calls it, which must be updated';
+END IF;
+END
+$repair$;
 
 -- Not for PUBLIC, as in 1.3 and 1.4, when these functions leased (a false
 -- holder could take node ids away from live servers); they only refuse
 -- now, and an install updated from 1.4 keeps the same privileges.
-REVOKE ALL ON FUNCTION snowflake_registry_acquire(integer, integer, bigint, numeric, bigint, text, integer, text, integer, integer, integer, integer, bigint, bigint, bigint, bigint) FROM PUBLIC;
+-- Only on an object the repair created: the privileges of one that
+-- existed are the DBA's to keep.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_registry_acquire']::text[], ARRAY['integer', 'integer', 'bigint', 'numeric', 'bigint', 'text', 'integer', 'text', 'integer', 'integer', 'integer', 'integer', 'bigint', 'bigint', 'bigint', 'bigint']::text[]) THEN
+    REVOKE ALL ON FUNCTION snowflake_registry_acquire(integer, integer, bigint, numeric, bigint, text, integer, text, integer, integer, integer, integer, bigint, bigint, bigint, bigint) FROM PUBLIC;
+END IF;
+END
+$repair$;
 
 -- src/sql/functions/snowflake_registry_renew.sql
 CREATE OR REPLACE FUNCTION snowflake_registry_renew(node_id integer, fence bigint, instance bigint,
@@ -433,9 +960,26 @@ BEGIN
 END
 $$;
 
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_registry_renew']::text[], ARRAY['integer', 'bigint', 'bigint', 'bigint', 'bigint']::text[],
+       ARRAY['Registry side: renew a lease held with this fence by this run of a server, recording the highest ID time it may issue before its next renewal']::text[]) THEN
 COMMENT ON FUNCTION snowflake_registry_renew(integer, bigint, bigint, bigint, bigint) IS
 'Registry side, before 1.5: renewed a lease; now refuses the server that calls it, which must be updated';
-REVOKE ALL ON FUNCTION snowflake_registry_renew(integer, bigint, bigint, bigint, bigint) FROM PUBLIC;
+END IF;
+END
+$repair$;
+-- Only on an object the repair created: the privileges of one that
+-- existed are the DBA's to keep.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_registry_renew']::text[], ARRAY['integer', 'bigint', 'bigint', 'bigint', 'bigint']::text[]) THEN
+    REVOKE ALL ON FUNCTION snowflake_registry_renew(integer, bigint, bigint, bigint, bigint) FROM PUBLIC;
+END IF;
+END
+$repair$;
 
 -- src/sql/functions/snowflake_registry_release.sql
 CREATE OR REPLACE FUNCTION snowflake_registry_release(node_id integer, fence bigint, instance bigint,
@@ -448,9 +992,27 @@ BEGIN
 END
 $$;
 
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_registry_release']::text[], ARRAY['integer', 'bigint', 'bigint', 'bigint']::text[],
+       ARRAY['Registry side: give a lease back at a clean stop, recording the exact final bound',
+       'Registry side: give a lease back at a clean stop, recording the final bound']::text[]) THEN
 COMMENT ON FUNCTION snowflake_registry_release(integer, bigint, bigint, bigint) IS
 'Registry side, before 1.5: gave a lease back; now refuses the server that calls it, which must be updated';
-REVOKE ALL ON FUNCTION snowflake_registry_release(integer, bigint, bigint, bigint) FROM PUBLIC;
+END IF;
+END
+$repair$;
+-- Only on an object the repair created: the privileges of one that
+-- existed are the DBA's to keep.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_registry_release']::text[], ARRAY['integer', 'bigint', 'bigint', 'bigint']::text[]) THEN
+    REVOKE ALL ON FUNCTION snowflake_registry_release(integer, bigint, bigint, bigint) FROM PUBLIC;
+END IF;
+END
+$repair$;
 
 -- src/sql/functions/snowflake_registry_switch.sql
 CREATE OR REPLACE FUNCTION snowflake_registry_switch(
@@ -466,9 +1028,26 @@ BEGIN
 END
 $$;
 
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_registry_switch']::text[], ARRAY['integer', 'bigint', 'bigint', 'bigint', 'numeric', 'text', 'integer', 'text', 'integer', 'bigint', 'bigint', 'bigint', 'bigint']::text[],
+       ARRAY['Registry side: give back a lease and lease another node id usable at the server''s clock, in one step (on_clock_step_back = ''switch_node'')']::text[]) THEN
 COMMENT ON FUNCTION snowflake_registry_switch(integer, bigint, bigint, bigint, numeric, text, integer, text, integer, bigint, bigint, bigint, bigint) IS
 'Registry side, before 1.5: switched a lease for another node id; now refuses the server that calls it, which must be updated';
-REVOKE ALL ON FUNCTION snowflake_registry_switch(integer, bigint, bigint, bigint, numeric, text, integer, text, integer, bigint, bigint, bigint, bigint) FROM PUBLIC;
+END IF;
+END
+$repair$;
+-- Only on an object the repair created: the privileges of one that
+-- existed are the DBA's to keep.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_registry_switch']::text[], ARRAY['integer', 'bigint', 'bigint', 'bigint', 'numeric', 'text', 'integer', 'text', 'integer', 'bigint', 'bigint', 'bigint', 'bigint']::text[]) THEN
+    REVOKE ALL ON FUNCTION snowflake_registry_switch(integer, bigint, bigint, bigint, numeric, text, integer, text, integer, bigint, bigint, bigint, bigint) FROM PUBLIC;
+END IF;
+END
+$repair$;
 
 -- src/sql/views/snowflake_registry_leases.sql
 -- Every lease, for the DBA.
@@ -489,8 +1068,17 @@ SELECT l.node_id,
                                       c.epoch_ms) AS layout
 FROM snowflake_id.snowflake_registry_lease l CROSS JOIN snowflake_id.snowflake_registry_layout c;
 
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('view', ARRAY['snowflake_id', 'snowflake_registry_leases']::text[], ARRAY[]::text[],
+       '{}'::text[]) THEN
 COMMENT ON VIEW snowflake_id.snowflake_registry_leases IS
 'Registry side: every node id lease, its holder, expiry and recorded bound';
+END IF;
+END
+$repair$;
 
 -- src/sql/types/snowflake.sql
 -- The snowflake column type (1.4): a bigint's 8 bytes, passed by value, the
@@ -506,7 +1094,7 @@ DO $repair$
 BEGIN
     CREATE TYPE snowflake;
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('type', ARRAY['@extschema@.snowflake']::text[], ARRAY[]::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('type', ARRAY[NULL, 'snowflake']::text[], ARRAY[]::text[]);
 END
 $repair$;
 
@@ -529,16 +1117,61 @@ BEGIN
         INTERNALLENGTH = 8, PASSEDBYVALUE, ALIGNMENT = double, STORAGE = plain
     );
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('type', ARRAY['@extschema@.snowflake']::text[], ARRAY[]::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('type', ARRAY[NULL, 'snowflake']::text[], ARRAY[]::text[]);
 END
 $repair$;
 
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('type', ARRAY[NULL, 'snowflake']::text[], ARRAY[]::text[],
+       '{}'::text[]) THEN
 COMMENT ON TYPE snowflake IS
 'A Snowflake ID: a non-negative bigint that JSON writes as a string';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_in']::text[], ARRAY['cstring']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_in(cstring) IS 'Text input of the snowflake type: decimal digits, no negative value';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_out']::text[], ARRAY['snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_out(snowflake) IS 'Text output of the snowflake type: bigint''s';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_recv']::text[], ARRAY['internal']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_recv(internal) IS 'Binary input of the snowflake type: bigint''s, no negative value';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_send']::text[], ARRAY['snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_send(snowflake) IS 'Binary output of the snowflake type: bigint''s';
+END IF;
+END
+$repair$;
 
 -- src/sql/types/snowflake_bigint.sql
 -- Casts. To bigint: implicit and binary (the same bits), so every function
@@ -605,7 +1238,7 @@ BEGIN
     CREATE OPERATOR = (LEFTARG = snowflake, RIGHTARG = bigint, FUNCTION = snowflake_eq, COMMUTATOR = =,
                        NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '=']::text[], ARRAY['snowflake', 'bigint']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '=']::text[], ARRAY['snowflake', 'bigint']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -615,7 +1248,7 @@ BEGIN
     CREATE OPERATOR <> (LEFTARG = snowflake, RIGHTARG = bigint, FUNCTION = snowflake_ne, COMMUTATOR = <>,
                         NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<>']::text[], ARRAY['snowflake', 'bigint']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<>']::text[], ARRAY['snowflake', 'bigint']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -625,7 +1258,7 @@ BEGIN
     CREATE OPERATOR < (LEFTARG = snowflake, RIGHTARG = bigint, FUNCTION = snowflake_lt, COMMUTATOR = >,
                        NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<']::text[], ARRAY['snowflake', 'bigint']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'bigint']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -635,7 +1268,7 @@ BEGIN
     CREATE OPERATOR <= (LEFTARG = snowflake, RIGHTARG = bigint, FUNCTION = snowflake_le, COMMUTATOR = >=,
                         NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<=']::text[], ARRAY['snowflake', 'bigint']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'bigint']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -645,7 +1278,7 @@ BEGIN
     CREATE OPERATOR > (LEFTARG = snowflake, RIGHTARG = bigint, FUNCTION = snowflake_gt, COMMUTATOR = <,
                        NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '>']::text[], ARRAY['snowflake', 'bigint']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'bigint']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -655,7 +1288,7 @@ BEGIN
     CREATE OPERATOR >= (LEFTARG = snowflake, RIGHTARG = bigint, FUNCTION = snowflake_ge, COMMUTATOR = <=,
                         NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '>=']::text[], ARRAY['snowflake', 'bigint']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'bigint']::text[]);
 END
 $repair$;
 
@@ -666,7 +1299,7 @@ BEGIN
     CREATE OPERATOR = (LEFTARG = bigint, RIGHTARG = snowflake, FUNCTION = snowflake_eq, COMMUTATOR = =,
                        NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '=']::text[], ARRAY['bigint', 'snowflake']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '=']::text[], ARRAY['bigint', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -676,7 +1309,7 @@ BEGIN
     CREATE OPERATOR <> (LEFTARG = bigint, RIGHTARG = snowflake, FUNCTION = snowflake_ne, COMMUTATOR = <>,
                         NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<>']::text[], ARRAY['bigint', 'snowflake']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<>']::text[], ARRAY['bigint', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -686,7 +1319,7 @@ BEGIN
     CREATE OPERATOR < (LEFTARG = bigint, RIGHTARG = snowflake, FUNCTION = snowflake_lt, COMMUTATOR = >,
                        NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<']::text[], ARRAY['bigint', 'snowflake']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<']::text[], ARRAY['bigint', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -696,7 +1329,7 @@ BEGIN
     CREATE OPERATOR <= (LEFTARG = bigint, RIGHTARG = snowflake, FUNCTION = snowflake_le, COMMUTATOR = >=,
                         NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<=']::text[], ARRAY['bigint', 'snowflake']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<=']::text[], ARRAY['bigint', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -706,7 +1339,7 @@ BEGIN
     CREATE OPERATOR > (LEFTARG = bigint, RIGHTARG = snowflake, FUNCTION = snowflake_gt, COMMUTATOR = <,
                        NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '>']::text[], ARRAY['bigint', 'snowflake']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '>']::text[], ARRAY['bigint', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -716,40 +1349,301 @@ BEGIN
     CREATE OPERATOR >= (LEFTARG = bigint, RIGHTARG = snowflake, FUNCTION = snowflake_ge, COMMUTATOR = <=,
                         NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '>=']::text[], ARRAY['bigint', 'snowflake']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '>=']::text[], ARRAY['bigint', 'snowflake']::text[]);
 END
 $repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['snowflake', 'bigint']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_eq(snowflake, bigint) IS 'snowflake = bigint, by bigint''s int8eq';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['snowflake', 'bigint']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_ne(snowflake, bigint) IS 'snowflake <> bigint, by bigint''s int8ne';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['snowflake', 'bigint']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_lt(snowflake, bigint) IS 'snowflake < bigint, by bigint''s int8lt';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['snowflake', 'bigint']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_le(snowflake, bigint) IS 'snowflake <= bigint, by bigint''s int8le';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['snowflake', 'bigint']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_gt(snowflake, bigint) IS 'snowflake > bigint, by bigint''s int8gt';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['snowflake', 'bigint']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_ge(snowflake, bigint) IS 'snowflake >= bigint, by bigint''s int8ge';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_cmp']::text[], ARRAY['snowflake', 'bigint']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_cmp(snowflake, bigint) IS 'Comparison support for the btree family: snowflake against bigint, by bigint''s btint8cmp';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['bigint', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_eq(bigint, snowflake) IS 'bigint = snowflake, by bigint''s int8eq';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['bigint', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_ne(bigint, snowflake) IS 'bigint <> snowflake, by bigint''s int8ne';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['bigint', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_lt(bigint, snowflake) IS 'bigint < snowflake, by bigint''s int8lt';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['bigint', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_le(bigint, snowflake) IS 'bigint <= snowflake, by bigint''s int8le';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['bigint', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_gt(bigint, snowflake) IS 'bigint > snowflake, by bigint''s int8gt';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['bigint', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_ge(bigint, snowflake) IS 'bigint >= snowflake, by bigint''s int8ge';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_cmp']::text[], ARRAY['bigint', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_cmp(bigint, snowflake) IS 'Comparison support for the btree family: bigint against snowflake, by bigint''s btint8cmp';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake']::text[], ARRAY['bigint']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake(bigint) IS 'The assignment cast from bigint: refuses a negative value';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('cast', ARRAY['snowflake']::text[], ARRAY['bigint']::text[],
+       '{}'::text[]) THEN
 COMMENT ON CAST (snowflake AS bigint) IS
 'Implicit and binary: the same bits, so every function and operator that takes a bigint takes a snowflake';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('cast', ARRAY['bigint']::text[], ARRAY['snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON CAST (bigint AS snowflake) IS
 'On assignment, by snowflake(bigint): DEFAULT snowflake_nextval() and bigint values go into a snowflake column, a negative value is refused';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '=']::text[], ARRAY['snowflake', 'bigint']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR = (snowflake, bigint) IS 'Equal, compared as bigints; an index on a snowflake column serves it';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<>']::text[], ARRAY['snowflake', 'bigint']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR <> (snowflake, bigint) IS 'Not equal, compared as bigints';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'bigint']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR < (snowflake, bigint) IS 'Less than, compared as bigints; an index on a snowflake column serves it';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'bigint']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR <= (snowflake, bigint) IS 'Less than or equal, compared as bigints; an index on a snowflake column serves it';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'bigint']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR > (snowflake, bigint) IS 'Greater than, compared as bigints; an index on a snowflake column serves it';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'bigint']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR >= (snowflake, bigint) IS 'Greater than or equal, compared as bigints; an index on a snowflake column serves it';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '=']::text[], ARRAY['bigint', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR = (bigint, snowflake) IS 'Equal, compared as bigints; an index on a snowflake column serves it';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<>']::text[], ARRAY['bigint', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR <> (bigint, snowflake) IS 'Not equal, compared as bigints';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<']::text[], ARRAY['bigint', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR < (bigint, snowflake) IS 'Less than, compared as bigints; an index on a snowflake column serves it';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<=']::text[], ARRAY['bigint', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR <= (bigint, snowflake) IS 'Less than or equal, compared as bigints; an index on a snowflake column serves it';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '>']::text[], ARRAY['bigint', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR > (bigint, snowflake) IS 'Greater than, compared as bigints; an index on a snowflake column serves it';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '>=']::text[], ARRAY['bigint', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR >= (bigint, snowflake) IS 'Greater than or equal, compared as bigints; an index on a snowflake column serves it';
+END IF;
+END
+$repair$;
 
 -- src/sql/types/snowflake_integer.sql
 CREATE OR REPLACE FUNCTION snowflake(integer) RETURNS snowflake
@@ -803,7 +1697,7 @@ BEGIN
     CREATE OPERATOR = (LEFTARG = snowflake, RIGHTARG = integer, FUNCTION = snowflake_eq, COMMUTATOR = =,
                        NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '=']::text[], ARRAY['snowflake', 'integer']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '=']::text[], ARRAY['snowflake', 'integer']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -813,7 +1707,7 @@ BEGIN
     CREATE OPERATOR <> (LEFTARG = snowflake, RIGHTARG = integer, FUNCTION = snowflake_ne, COMMUTATOR = <>,
                         NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<>']::text[], ARRAY['snowflake', 'integer']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<>']::text[], ARRAY['snowflake', 'integer']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -823,7 +1717,7 @@ BEGIN
     CREATE OPERATOR < (LEFTARG = snowflake, RIGHTARG = integer, FUNCTION = snowflake_lt, COMMUTATOR = >,
                        NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<']::text[], ARRAY['snowflake', 'integer']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'integer']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -833,7 +1727,7 @@ BEGIN
     CREATE OPERATOR <= (LEFTARG = snowflake, RIGHTARG = integer, FUNCTION = snowflake_le, COMMUTATOR = >=,
                         NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<=']::text[], ARRAY['snowflake', 'integer']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'integer']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -843,7 +1737,7 @@ BEGIN
     CREATE OPERATOR > (LEFTARG = snowflake, RIGHTARG = integer, FUNCTION = snowflake_gt, COMMUTATOR = <,
                        NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '>']::text[], ARRAY['snowflake', 'integer']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'integer']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -853,7 +1747,7 @@ BEGIN
     CREATE OPERATOR >= (LEFTARG = snowflake, RIGHTARG = integer, FUNCTION = snowflake_ge, COMMUTATOR = <=,
                         NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '>=']::text[], ARRAY['snowflake', 'integer']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'integer']::text[]);
 END
 $repair$;
 
@@ -864,7 +1758,7 @@ BEGIN
     CREATE OPERATOR = (LEFTARG = integer, RIGHTARG = snowflake, FUNCTION = snowflake_eq, COMMUTATOR = =,
                        NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '=']::text[], ARRAY['integer', 'snowflake']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '=']::text[], ARRAY['integer', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -874,7 +1768,7 @@ BEGIN
     CREATE OPERATOR <> (LEFTARG = integer, RIGHTARG = snowflake, FUNCTION = snowflake_ne, COMMUTATOR = <>,
                         NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<>']::text[], ARRAY['integer', 'snowflake']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<>']::text[], ARRAY['integer', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -884,7 +1778,7 @@ BEGIN
     CREATE OPERATOR < (LEFTARG = integer, RIGHTARG = snowflake, FUNCTION = snowflake_lt, COMMUTATOR = >,
                        NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<']::text[], ARRAY['integer', 'snowflake']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<']::text[], ARRAY['integer', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -894,7 +1788,7 @@ BEGIN
     CREATE OPERATOR <= (LEFTARG = integer, RIGHTARG = snowflake, FUNCTION = snowflake_le, COMMUTATOR = >=,
                         NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<=']::text[], ARRAY['integer', 'snowflake']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<=']::text[], ARRAY['integer', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -904,7 +1798,7 @@ BEGIN
     CREATE OPERATOR > (LEFTARG = integer, RIGHTARG = snowflake, FUNCTION = snowflake_gt, COMMUTATOR = <,
                        NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '>']::text[], ARRAY['integer', 'snowflake']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '>']::text[], ARRAY['integer', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -914,38 +1808,290 @@ BEGIN
     CREATE OPERATOR >= (LEFTARG = integer, RIGHTARG = snowflake, FUNCTION = snowflake_ge, COMMUTATOR = <=,
                         NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '>=']::text[], ARRAY['integer', 'snowflake']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '>=']::text[], ARRAY['integer', 'snowflake']::text[]);
 END
 $repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['snowflake', 'integer']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_eq(snowflake, integer) IS 'snowflake = integer, by bigint''s int84eq';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['snowflake', 'integer']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_ne(snowflake, integer) IS 'snowflake <> integer, by bigint''s int84ne';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['snowflake', 'integer']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_lt(snowflake, integer) IS 'snowflake < integer, by bigint''s int84lt';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['snowflake', 'integer']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_le(snowflake, integer) IS 'snowflake <= integer, by bigint''s int84le';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['snowflake', 'integer']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_gt(snowflake, integer) IS 'snowflake > integer, by bigint''s int84gt';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['snowflake', 'integer']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_ge(snowflake, integer) IS 'snowflake >= integer, by bigint''s int84ge';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_cmp']::text[], ARRAY['snowflake', 'integer']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_cmp(snowflake, integer) IS 'Comparison support for the btree family: snowflake against integer, by bigint''s btint84cmp';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['integer', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_eq(integer, snowflake) IS 'integer = snowflake, by bigint''s int48eq';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['integer', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_ne(integer, snowflake) IS 'integer <> snowflake, by bigint''s int48ne';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['integer', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_lt(integer, snowflake) IS 'integer < snowflake, by bigint''s int48lt';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['integer', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_le(integer, snowflake) IS 'integer <= snowflake, by bigint''s int48le';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['integer', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_gt(integer, snowflake) IS 'integer > snowflake, by bigint''s int48gt';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['integer', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_ge(integer, snowflake) IS 'integer >= snowflake, by bigint''s int48ge';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_cmp']::text[], ARRAY['integer', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_cmp(integer, snowflake) IS 'Comparison support for the btree family: integer against snowflake, by bigint''s btint48cmp';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake']::text[], ARRAY['integer']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake(integer) IS 'The assignment cast from integer: refuses a negative value';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('cast', ARRAY['integer']::text[], ARRAY['snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON CAST (integer AS snowflake) IS
 'On assignment, by snowflake(integer): INSERT ... VALUES (42) works, a negative value is refused';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '=']::text[], ARRAY['snowflake', 'integer']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR = (snowflake, integer) IS 'Equal, compared as bigints; an index on a snowflake column serves it';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<>']::text[], ARRAY['snowflake', 'integer']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR <> (snowflake, integer) IS 'Not equal, compared as bigints';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'integer']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR < (snowflake, integer) IS 'Less than, compared as bigints; an index on a snowflake column serves it';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'integer']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR <= (snowflake, integer) IS 'Less than or equal, compared as bigints; an index on a snowflake column serves it';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'integer']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR > (snowflake, integer) IS 'Greater than, compared as bigints; an index on a snowflake column serves it';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'integer']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR >= (snowflake, integer) IS 'Greater than or equal, compared as bigints; an index on a snowflake column serves it';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '=']::text[], ARRAY['integer', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR = (integer, snowflake) IS 'Equal, compared as bigints; an index on a snowflake column serves it';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<>']::text[], ARRAY['integer', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR <> (integer, snowflake) IS 'Not equal, compared as bigints';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<']::text[], ARRAY['integer', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR < (integer, snowflake) IS 'Less than, compared as bigints; an index on a snowflake column serves it';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<=']::text[], ARRAY['integer', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR <= (integer, snowflake) IS 'Less than or equal, compared as bigints; an index on a snowflake column serves it';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '>']::text[], ARRAY['integer', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR > (integer, snowflake) IS 'Greater than, compared as bigints; an index on a snowflake column serves it';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '>=']::text[], ARRAY['integer', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR >= (integer, snowflake) IS 'Greater than or equal, compared as bigints; an index on a snowflake column serves it';
+END IF;
+END
+$repair$;
 
 -- src/sql/types/snowflake_snowflake.sql
 -- Comparisons: snowflake with snowflake, and with bigint or integer on
@@ -978,7 +2124,7 @@ BEGIN
     CREATE OPERATOR = (LEFTARG = snowflake, RIGHTARG = snowflake, FUNCTION = snowflake_eq, COMMUTATOR = =,
                        NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '=']::text[], ARRAY['snowflake', 'snowflake']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '=']::text[], ARRAY['snowflake', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -988,7 +2134,7 @@ BEGIN
     CREATE OPERATOR <> (LEFTARG = snowflake, RIGHTARG = snowflake, FUNCTION = snowflake_ne, COMMUTATOR = <>,
                         NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<>']::text[], ARRAY['snowflake', 'snowflake']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<>']::text[], ARRAY['snowflake', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -998,7 +2144,7 @@ BEGIN
     CREATE OPERATOR < (LEFTARG = snowflake, RIGHTARG = snowflake, FUNCTION = snowflake_lt, COMMUTATOR = >,
                        NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<']::text[], ARRAY['snowflake', 'snowflake']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -1008,7 +2154,7 @@ BEGIN
     CREATE OPERATOR <= (LEFTARG = snowflake, RIGHTARG = snowflake, FUNCTION = snowflake_le, COMMUTATOR = >=,
                         NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<=']::text[], ARRAY['snowflake', 'snowflake']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -1018,7 +2164,7 @@ BEGIN
     CREATE OPERATOR > (LEFTARG = snowflake, RIGHTARG = snowflake, FUNCTION = snowflake_gt, COMMUTATOR = <,
                        NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '>']::text[], ARRAY['snowflake', 'snowflake']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -1028,25 +2174,160 @@ BEGIN
     CREATE OPERATOR >= (LEFTARG = snowflake, RIGHTARG = snowflake, FUNCTION = snowflake_ge, COMMUTATOR = <=,
                         NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '>=']::text[], ARRAY['snowflake', 'snowflake']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'snowflake']::text[]);
 END
 $repair$;
 
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['snowflake', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_eq(snowflake, snowflake) IS 'snowflake = snowflake, by bigint''s int8eq';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['snowflake', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_ne(snowflake, snowflake) IS 'snowflake <> snowflake, by bigint''s int8ne';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['snowflake', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_lt(snowflake, snowflake) IS 'snowflake < snowflake, by bigint''s int8lt';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['snowflake', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_le(snowflake, snowflake) IS 'snowflake <= snowflake, by bigint''s int8le';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['snowflake', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_gt(snowflake, snowflake) IS 'snowflake > snowflake, by bigint''s int8gt';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['snowflake', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_ge(snowflake, snowflake) IS 'snowflake >= snowflake, by bigint''s int8ge';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_cmp']::text[], ARRAY['snowflake', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_cmp(snowflake, snowflake) IS 'Comparison support for the btree family: snowflake against snowflake, by bigint''s btint8cmp';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_hash']::text[], ARRAY['snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_hash(snowflake) IS 'Hash support: bigint''s hashint8';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_hash_extended']::text[], ARRAY['snowflake', 'bigint']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_hash_extended(snowflake, bigint) IS 'Hash support: bigint''s hashint8extended';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '=']::text[], ARRAY['snowflake', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR = (snowflake, snowflake) IS 'Equal, compared as bigints; an index on a snowflake column serves it';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<>']::text[], ARRAY['snowflake', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR <> (snowflake, snowflake) IS 'Not equal, compared as bigints';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR < (snowflake, snowflake) IS 'Less than, compared as bigints; an index on a snowflake column serves it';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR <= (snowflake, snowflake) IS 'Less than or equal, compared as bigints; an index on a snowflake column serves it';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR > (snowflake, snowflake) IS 'Greater than, compared as bigints; an index on a snowflake column serves it';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR >= (snowflake, snowflake) IS 'Greater than or equal, compared as bigints; an index on a snowflake column serves it';
+END IF;
+END
+$repair$;
 
 -- src/sql/types/snowflake_numeric.sql
 -- With numeric (1.5): the casts and comparisons bigint has, for drivers that
@@ -1115,7 +2396,7 @@ BEGIN
     CREATE OPERATOR = (LEFTARG = snowflake, RIGHTARG = numeric, FUNCTION = snowflake_eq, COMMUTATOR = =,
                        NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '=']::text[], ARRAY['snowflake', 'numeric']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '=']::text[], ARRAY['snowflake', 'numeric']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -1125,7 +2406,7 @@ BEGIN
     CREATE OPERATOR <> (LEFTARG = snowflake, RIGHTARG = numeric, FUNCTION = snowflake_ne, COMMUTATOR = <>,
                         NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<>']::text[], ARRAY['snowflake', 'numeric']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<>']::text[], ARRAY['snowflake', 'numeric']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -1135,7 +2416,7 @@ BEGIN
     CREATE OPERATOR < (LEFTARG = snowflake, RIGHTARG = numeric, FUNCTION = snowflake_lt, COMMUTATOR = >,
                        NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<']::text[], ARRAY['snowflake', 'numeric']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'numeric']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -1145,7 +2426,7 @@ BEGIN
     CREATE OPERATOR <= (LEFTARG = snowflake, RIGHTARG = numeric, FUNCTION = snowflake_le, COMMUTATOR = >=,
                         NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<=']::text[], ARRAY['snowflake', 'numeric']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'numeric']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -1155,7 +2436,7 @@ BEGIN
     CREATE OPERATOR > (LEFTARG = snowflake, RIGHTARG = numeric, FUNCTION = snowflake_gt, COMMUTATOR = <,
                        NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '>']::text[], ARRAY['snowflake', 'numeric']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'numeric']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -1165,7 +2446,7 @@ BEGIN
     CREATE OPERATOR >= (LEFTARG = snowflake, RIGHTARG = numeric, FUNCTION = snowflake_ge, COMMUTATOR = <=,
                         NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '>=']::text[], ARRAY['snowflake', 'numeric']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'numeric']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -1175,7 +2456,7 @@ BEGIN
     CREATE OPERATOR = (LEFTARG = numeric, RIGHTARG = snowflake, FUNCTION = snowflake_eq, COMMUTATOR = =,
                        NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '=']::text[], ARRAY['numeric', 'snowflake']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '=']::text[], ARRAY['numeric', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -1185,7 +2466,7 @@ BEGIN
     CREATE OPERATOR <> (LEFTARG = numeric, RIGHTARG = snowflake, FUNCTION = snowflake_ne, COMMUTATOR = <>,
                         NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<>']::text[], ARRAY['numeric', 'snowflake']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<>']::text[], ARRAY['numeric', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -1195,7 +2476,7 @@ BEGIN
     CREATE OPERATOR < (LEFTARG = numeric, RIGHTARG = snowflake, FUNCTION = snowflake_lt, COMMUTATOR = >,
                        NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<']::text[], ARRAY['numeric', 'snowflake']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<']::text[], ARRAY['numeric', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -1205,7 +2486,7 @@ BEGIN
     CREATE OPERATOR <= (LEFTARG = numeric, RIGHTARG = snowflake, FUNCTION = snowflake_le, COMMUTATOR = >=,
                         NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<=']::text[], ARRAY['numeric', 'snowflake']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<=']::text[], ARRAY['numeric', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -1215,7 +2496,7 @@ BEGIN
     CREATE OPERATOR > (LEFTARG = numeric, RIGHTARG = snowflake, FUNCTION = snowflake_gt, COMMUTATOR = <,
                        NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '>']::text[], ARRAY['numeric', 'snowflake']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '>']::text[], ARRAY['numeric', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -1225,40 +2506,292 @@ BEGIN
     CREATE OPERATOR >= (LEFTARG = numeric, RIGHTARG = snowflake, FUNCTION = snowflake_ge, COMMUTATOR = <=,
                         NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '>=']::text[], ARRAY['numeric', 'snowflake']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '>=']::text[], ARRAY['numeric', 'snowflake']::text[]);
 END
 $repair$;
 
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake']::text[], ARRAY['numeric']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake(numeric) IS 'The assignment cast from numeric: refuses a fraction, a negative value, NaN and infinity, rounds nothing';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_numeric']::text[], ARRAY['snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_numeric(snowflake) IS 'The assignment cast to numeric: bigint''s int8_numeric';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['snowflake', 'numeric']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_eq(snowflake, numeric) IS 'snowflake = numeric, compared in numeric as bigint = numeric';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['snowflake', 'numeric']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_ne(snowflake, numeric) IS 'snowflake <> numeric, compared in numeric as bigint <> numeric';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['snowflake', 'numeric']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_lt(snowflake, numeric) IS 'snowflake < numeric, compared in numeric as bigint < numeric';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['snowflake', 'numeric']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_le(snowflake, numeric) IS 'snowflake <= numeric, compared in numeric as bigint <= numeric';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['snowflake', 'numeric']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_gt(snowflake, numeric) IS 'snowflake > numeric, compared in numeric as bigint > numeric';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['snowflake', 'numeric']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_ge(snowflake, numeric) IS 'snowflake >= numeric, compared in numeric as bigint >= numeric';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['numeric', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_eq(numeric, snowflake) IS 'numeric = snowflake, compared in numeric as numeric = bigint';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['numeric', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_ne(numeric, snowflake) IS 'numeric <> snowflake, compared in numeric as numeric <> bigint';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['numeric', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_lt(numeric, snowflake) IS 'numeric < snowflake, compared in numeric as numeric < bigint';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['numeric', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_le(numeric, snowflake) IS 'numeric <= snowflake, compared in numeric as numeric <= bigint';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['numeric', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_gt(numeric, snowflake) IS 'numeric > snowflake, compared in numeric as numeric > bigint';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['numeric', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_ge(numeric, snowflake) IS 'numeric >= snowflake, compared in numeric as numeric >= bigint';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('cast', ARRAY['numeric']::text[], ARRAY['snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON CAST (numeric AS snowflake) IS
 'On assignment, by snowflake(numeric): a driver''s Decimal goes into a snowflake column; a fraction, a negative value, NaN and infinity are refused, nothing is rounded';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('cast', ARRAY['snowflake']::text[], ARRAY['numeric']::text[],
+       '{}'::text[]) THEN
 COMMENT ON CAST (snowflake AS numeric) IS
 'On assignment, by snowflake_numeric(snowflake): id::numeric; not implicit, which would make id + id and sum(id) ambiguous';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '=']::text[], ARRAY['snowflake', 'numeric']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR = (snowflake, numeric) IS 'Equal, compared exactly in numeric (id = 5.5 is false); no index serves it, as none serves bigint = numeric';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<>']::text[], ARRAY['snowflake', 'numeric']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR <> (snowflake, numeric) IS 'Not equal, compared exactly in numeric';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'numeric']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR < (snowflake, numeric) IS 'Less than, compared exactly in numeric; no index serves it, as none serves bigint < numeric';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'numeric']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR <= (snowflake, numeric) IS 'Less than or equal, compared exactly in numeric; no index serves it, as none serves bigint <= numeric';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'numeric']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR > (snowflake, numeric) IS 'Greater than, compared exactly in numeric; no index serves it, as none serves bigint > numeric';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'numeric']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR >= (snowflake, numeric) IS 'Greater than or equal, compared exactly in numeric; no index serves it, as none serves bigint >= numeric';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '=']::text[], ARRAY['numeric', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR = (numeric, snowflake) IS 'Equal, compared exactly in numeric (id = 5.5 is false); no index serves it, as none serves bigint = numeric';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<>']::text[], ARRAY['numeric', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR <> (numeric, snowflake) IS 'Not equal, compared exactly in numeric';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<']::text[], ARRAY['numeric', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR < (numeric, snowflake) IS 'Less than, compared exactly in numeric; no index serves it, as none serves bigint < numeric';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<=']::text[], ARRAY['numeric', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR <= (numeric, snowflake) IS 'Less than or equal, compared exactly in numeric; no index serves it, as none serves bigint <= numeric';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '>']::text[], ARRAY['numeric', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR > (numeric, snowflake) IS 'Greater than, compared exactly in numeric; no index serves it, as none serves bigint > numeric';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '>=']::text[], ARRAY['numeric', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR >= (numeric, snowflake) IS 'Greater than or equal, compared exactly in numeric; no index serves it, as none serves bigint >= numeric';
+END IF;
+END
+$repair$;
 
 -- src/sql/types/snowflake_smallint.sql
 -- With smallint (1.5): psycopg 3 sends a Python int below 32768 as a
@@ -1313,7 +2846,7 @@ BEGIN
     CREATE OPERATOR = (LEFTARG = snowflake, RIGHTARG = smallint, FUNCTION = snowflake_eq, COMMUTATOR = =,
                        NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '=']::text[], ARRAY['snowflake', 'smallint']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '=']::text[], ARRAY['snowflake', 'smallint']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -1323,7 +2856,7 @@ BEGIN
     CREATE OPERATOR <> (LEFTARG = snowflake, RIGHTARG = smallint, FUNCTION = snowflake_ne, COMMUTATOR = <>,
                         NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<>']::text[], ARRAY['snowflake', 'smallint']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<>']::text[], ARRAY['snowflake', 'smallint']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -1333,7 +2866,7 @@ BEGIN
     CREATE OPERATOR < (LEFTARG = snowflake, RIGHTARG = smallint, FUNCTION = snowflake_lt, COMMUTATOR = >,
                        NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<']::text[], ARRAY['snowflake', 'smallint']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'smallint']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -1343,7 +2876,7 @@ BEGIN
     CREATE OPERATOR <= (LEFTARG = snowflake, RIGHTARG = smallint, FUNCTION = snowflake_le, COMMUTATOR = >=,
                         NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<=']::text[], ARRAY['snowflake', 'smallint']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'smallint']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -1353,7 +2886,7 @@ BEGIN
     CREATE OPERATOR > (LEFTARG = snowflake, RIGHTARG = smallint, FUNCTION = snowflake_gt, COMMUTATOR = <,
                        NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '>']::text[], ARRAY['snowflake', 'smallint']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'smallint']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -1363,7 +2896,7 @@ BEGIN
     CREATE OPERATOR >= (LEFTARG = snowflake, RIGHTARG = smallint, FUNCTION = snowflake_ge, COMMUTATOR = <=,
                         NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '>=']::text[], ARRAY['snowflake', 'smallint']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'smallint']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -1373,7 +2906,7 @@ BEGIN
     CREATE OPERATOR = (LEFTARG = smallint, RIGHTARG = snowflake, FUNCTION = snowflake_eq, COMMUTATOR = =,
                        NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '=']::text[], ARRAY['smallint', 'snowflake']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '=']::text[], ARRAY['smallint', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -1383,7 +2916,7 @@ BEGIN
     CREATE OPERATOR <> (LEFTARG = smallint, RIGHTARG = snowflake, FUNCTION = snowflake_ne, COMMUTATOR = <>,
                         NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<>']::text[], ARRAY['smallint', 'snowflake']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<>']::text[], ARRAY['smallint', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -1393,7 +2926,7 @@ BEGIN
     CREATE OPERATOR < (LEFTARG = smallint, RIGHTARG = snowflake, FUNCTION = snowflake_lt, COMMUTATOR = >,
                        NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<']::text[], ARRAY['smallint', 'snowflake']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<']::text[], ARRAY['smallint', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -1403,7 +2936,7 @@ BEGIN
     CREATE OPERATOR <= (LEFTARG = smallint, RIGHTARG = snowflake, FUNCTION = snowflake_le, COMMUTATOR = >=,
                         NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<=']::text[], ARRAY['smallint', 'snowflake']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<=']::text[], ARRAY['smallint', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -1413,7 +2946,7 @@ BEGIN
     CREATE OPERATOR > (LEFTARG = smallint, RIGHTARG = snowflake, FUNCTION = snowflake_gt, COMMUTATOR = <,
                        NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '>']::text[], ARRAY['smallint', 'snowflake']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '>']::text[], ARRAY['smallint', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -1423,39 +2956,291 @@ BEGIN
     CREATE OPERATOR >= (LEFTARG = smallint, RIGHTARG = snowflake, FUNCTION = snowflake_ge, COMMUTATOR = <=,
                         NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '>=']::text[], ARRAY['smallint', 'snowflake']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '>=']::text[], ARRAY['smallint', 'snowflake']::text[]);
 END
 $repair$;
 
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake']::text[], ARRAY['smallint']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake(smallint) IS 'The assignment cast from smallint: refuses a negative value';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['snowflake', 'smallint']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_eq(snowflake, smallint) IS 'snowflake = smallint, by bigint''s int82eq';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['snowflake', 'smallint']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_ne(snowflake, smallint) IS 'snowflake <> smallint, by bigint''s int82ne';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['snowflake', 'smallint']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_lt(snowflake, smallint) IS 'snowflake < smallint, by bigint''s int82lt';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['snowflake', 'smallint']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_le(snowflake, smallint) IS 'snowflake <= smallint, by bigint''s int82le';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['snowflake', 'smallint']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_gt(snowflake, smallint) IS 'snowflake > smallint, by bigint''s int82gt';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['snowflake', 'smallint']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_ge(snowflake, smallint) IS 'snowflake >= smallint, by bigint''s int82ge';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_cmp']::text[], ARRAY['snowflake', 'smallint']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_cmp(snowflake, smallint) IS 'Comparison support for the btree family: snowflake against smallint, by bigint''s btint82cmp';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['smallint', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_eq(smallint, snowflake) IS 'smallint = snowflake, by bigint''s int28eq';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['smallint', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_ne(smallint, snowflake) IS 'smallint <> snowflake, by bigint''s int28ne';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['smallint', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_lt(smallint, snowflake) IS 'smallint < snowflake, by bigint''s int28lt';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['smallint', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_le(smallint, snowflake) IS 'smallint <= snowflake, by bigint''s int28le';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['smallint', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_gt(smallint, snowflake) IS 'smallint > snowflake, by bigint''s int28gt';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['smallint', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_ge(smallint, snowflake) IS 'smallint >= snowflake, by bigint''s int28ge';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_cmp']::text[], ARRAY['smallint', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_cmp(smallint, snowflake) IS 'Comparison support for the btree family: smallint against snowflake, by bigint''s btint28cmp';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('cast', ARRAY['smallint']::text[], ARRAY['snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON CAST (smallint AS snowflake) IS
 'On assignment, by snowflake(smallint): a negative value is refused';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '=']::text[], ARRAY['snowflake', 'smallint']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR = (snowflake, smallint) IS 'Equal, compared as bigints; an index on a snowflake column serves it';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<>']::text[], ARRAY['snowflake', 'smallint']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR <> (snowflake, smallint) IS 'Not equal, compared as bigints';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'smallint']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR < (snowflake, smallint) IS 'Less than, compared as bigints; an index on a snowflake column serves it';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'smallint']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR <= (snowflake, smallint) IS 'Less than or equal, compared as bigints; an index on a snowflake column serves it';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'smallint']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR > (snowflake, smallint) IS 'Greater than, compared as bigints; an index on a snowflake column serves it';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'smallint']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR >= (snowflake, smallint) IS 'Greater than or equal, compared as bigints; an index on a snowflake column serves it';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '=']::text[], ARRAY['smallint', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR = (smallint, snowflake) IS 'Equal, compared as bigints; an index on a snowflake column serves it';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<>']::text[], ARRAY['smallint', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR <> (smallint, snowflake) IS 'Not equal, compared as bigints';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<']::text[], ARRAY['smallint', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR < (smallint, snowflake) IS 'Less than, compared as bigints; an index on a snowflake column serves it';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<=']::text[], ARRAY['smallint', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR <= (smallint, snowflake) IS 'Less than or equal, compared as bigints; an index on a snowflake column serves it';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '>']::text[], ARRAY['smallint', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR > (smallint, snowflake) IS 'Greater than, compared as bigints; an index on a snowflake column serves it';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '>=']::text[], ARRAY['smallint', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR >= (smallint, snowflake) IS 'Greater than or equal, compared as bigints; an index on a snowflake column serves it';
+END IF;
+END
+$repair$;
 
 -- src/sql/families/snowflake_ops.sql
 -- One btree and one hash family for snowflake and bigint together: primary
@@ -1470,7 +3255,7 @@ DO $repair$
 BEGIN
     CREATE OPERATOR FAMILY snowflake_ops USING btree;
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator family', ARRAY['btree', '@extschema@', 'snowflake_ops']::text[], ARRAY[]::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator family', ARRAY['btree', NULL, 'snowflake_ops']::text[], ARRAY[]::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator class of the extension's is left as it
@@ -1484,7 +3269,7 @@ BEGIN
         FUNCTION 1 snowflake_cmp(snowflake, snowflake),
         FUNCTION 2 (snowflake, snowflake) btint8sortsupport(internal);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator class', ARRAY['btree', '@extschema@', 'snowflake_ops']::text[], ARRAY[]::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator class', ARRAY['btree', NULL, 'snowflake_ops']::text[], ARRAY[]::text[]);
 END
 $repair$;
 -- Each member the family lacks, added; each one it holds, left.
@@ -1628,10 +3413,28 @@ BEGIN
 END
 $repair$;
 
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator family', ARRAY['btree', NULL, 'snowflake_ops']::text[], ARRAY[]::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR FAMILY snowflake_ops USING btree IS
 'snowflake, bigint, integer and smallint in one order: keys, joins and partition pruning across the types, and a bigint foreign key to a snowflake key';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator class', ARRAY['btree', NULL, 'snowflake_ops']::text[], ARRAY[]::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR CLASS snowflake_ops USING btree IS
 'The snowflake type''s default btree class: primary keys, unique constraints, ORDER BY and merge joins, bigint''s order';
+END IF;
+END
+$repair$;
 
 -- src/sql/families/snowflake_hash_ops.sql
 -- Created if missing; an existing operator family of the extension's is left as it
@@ -1640,7 +3443,7 @@ DO $repair$
 BEGIN
     CREATE OPERATOR FAMILY snowflake_hash_ops USING hash;
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator family', ARRAY['hash', '@extschema@', 'snowflake_hash_ops']::text[], ARRAY[]::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator family', ARRAY['hash', NULL, 'snowflake_hash_ops']::text[], ARRAY[]::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator class of the extension's is left as it
@@ -1653,7 +3456,7 @@ BEGIN
         FUNCTION 1 snowflake_hash(snowflake),
         FUNCTION 2 snowflake_hash_extended(snowflake, bigint);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator class', ARRAY['hash', '@extschema@', 'snowflake_hash_ops']::text[], ARRAY[]::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator class', ARRAY['hash', NULL, 'snowflake_hash_ops']::text[], ARRAY[]::text[]);
 END
 $repair$;
 -- Each member the family lacks, added; each one it holds, left.
@@ -1716,10 +3519,28 @@ BEGIN
     END LOOP;
 END
 $repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator family', ARRAY['hash', NULL, 'snowflake_hash_ops']::text[], ARRAY[]::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR FAMILY snowflake_hash_ops USING hash IS
 'snowflake, bigint, integer and smallint in one hash family: hash joins and hash aggregation across the types';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator class', ARRAY['hash', NULL, 'snowflake_hash_ops']::text[], ARRAY[]::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR CLASS snowflake_hash_ops USING hash IS
 'The snowflake type''s default hash class: hash indexes, hash joins, GROUP BY and DISTINCT by hashing, bigint''s hash';
+END IF;
+END
+$repair$;
 
 -- src/sql/families/snowflake_minmax_ops.sql
 -- BRIN minmax, for large append-only tables keyed by time-ordered IDs.
@@ -1729,7 +3550,7 @@ DO $repair$
 BEGIN
     CREATE OPERATOR FAMILY snowflake_minmax_ops USING brin;
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator family', ARRAY['brin', '@extschema@', 'snowflake_minmax_ops']::text[], ARRAY[]::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator family', ARRAY['brin', NULL, 'snowflake_minmax_ops']::text[], ARRAY[]::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator class of the extension's is left as it
@@ -1746,7 +3567,7 @@ BEGIN
         FUNCTION 3 brin_minmax_consistent(internal, internal, internal),
         FUNCTION 4 brin_minmax_union(internal, internal, internal);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator class', ARRAY['brin', '@extschema@', 'snowflake_minmax_ops']::text[], ARRAY[]::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator class', ARRAY['brin', NULL, 'snowflake_minmax_ops']::text[], ARRAY[]::text[]);
 END
 $repair$;
 -- Each member the family lacks, added; each one it holds, left.
@@ -1767,10 +3588,28 @@ BEGIN
     END LOOP;
 END
 $repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator family', ARRAY['brin', NULL, 'snowflake_minmax_ops']::text[], ARRAY[]::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR FAMILY snowflake_minmax_ops USING brin IS
 'BRIN minmax for snowflake, also for comparisons with a bigint such as id >= snowflake_from_timestamp(t)';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator class', ARRAY['brin', NULL, 'snowflake_minmax_ops']::text[], ARRAY[]::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR CLASS snowflake_minmax_ops USING brin IS
 'The snowflake type''s default BRIN class: minmax summaries, small indexes for large append-only tables keyed by time-ordered IDs';
+END IF;
+END
+$repair$;
 
 -- src/sql/functions/snowflake_last_before.sql
 -- Comparing with a time (1.5): id >= now() - interval '1 day' selects the IDs
@@ -1784,26 +3623,62 @@ COMMENT ON OPERATOR CLASS snowflake_minmax_ops USING brin IS
 -- server's layout, as snowflake_timestamp(id) does.
 CREATE OR REPLACE FUNCTION snowflake_last_before(t timestamptz) RETURNS bigint
 AS 'MODULE_PATHNAME', 'snowflake_last_before' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_last_before']::text[], ARRAY['timestamptz']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_last_before(timestamptz) IS
 'The largest ID minted before t: WHERE id <= snowflake_last_before(t) selects the IDs minted before t, id > it those minted at or after t (-1 when no ID is that early)';
+END IF;
+END
+$repair$;
 
 -- src/sql/functions/snowflake_last_at_or_before.sql
 CREATE OR REPLACE FUNCTION snowflake_last_at_or_before(t timestamptz) RETURNS bigint
 AS 'MODULE_PATHNAME', 'snowflake_last_at_or_before' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_last_at_or_before']::text[], ARRAY['timestamptz']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_last_at_or_before(timestamptz) IS
 'The largest ID minted at or before t: WHERE id <= snowflake_last_at_or_before(t) selects the IDs minted at or before t, id > it those minted after t';
+END IF;
+END
+$repair$;
 
 -- src/sql/functions/snowflake_first_at_or_after.sql
 CREATE OR REPLACE FUNCTION snowflake_first_at_or_after(t timestamptz) RETURNS bigint
 AS 'MODULE_PATHNAME', 'snowflake_first_at_or_after' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_first_at_or_after']::text[], ARRAY['timestamptz']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_first_at_or_after(timestamptz) IS
 'The smallest ID minted at or after t, a partition bound: snowflake_last_before(t) + 1, or 9223372036854775807 when no ID is that late';
+END IF;
+END
+$repair$;
 
 -- src/sql/functions/snowflake_first_after.sql
 CREATE OR REPLACE FUNCTION snowflake_first_after(t timestamptz) RETURNS bigint
 AS 'MODULE_PATHNAME', 'snowflake_first_after' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_first_after']::text[], ARRAY['timestamptz']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_first_after(timestamptz) IS
 'The smallest ID minted after t: snowflake_last_at_or_before(t) + 1, or 9223372036854775807 when no ID is that late';
+END IF;
+END
+$repair$;
 
 -- src/sql/types/snowflake_timestamptz.sql
 -- The planner support function rewrites id <op> t into comparisons with the
@@ -1848,7 +3723,7 @@ BEGIN
     CREATE OPERATOR < (LEFTARG = snowflake, RIGHTARG = timestamptz, FUNCTION = snowflake_lt,
                        COMMUTATOR = >, NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<']::text[], ARRAY['snowflake', 'timestamptz']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'timestamptz']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -1858,7 +3733,7 @@ BEGIN
     CREATE OPERATOR <= (LEFTARG = snowflake, RIGHTARG = timestamptz, FUNCTION = snowflake_le,
                         COMMUTATOR = >=, NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<=']::text[], ARRAY['snowflake', 'timestamptz']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'timestamptz']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -1868,7 +3743,7 @@ BEGIN
     CREATE OPERATOR > (LEFTARG = snowflake, RIGHTARG = timestamptz, FUNCTION = snowflake_gt,
                        COMMUTATOR = <, NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '>']::text[], ARRAY['snowflake', 'timestamptz']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'timestamptz']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -1878,7 +3753,7 @@ BEGIN
     CREATE OPERATOR >= (LEFTARG = snowflake, RIGHTARG = timestamptz, FUNCTION = snowflake_ge,
                         COMMUTATOR = <=, NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '>=']::text[], ARRAY['snowflake', 'timestamptz']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'timestamptz']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -1888,7 +3763,7 @@ BEGIN
     CREATE OPERATOR < (LEFTARG = timestamptz, RIGHTARG = snowflake, FUNCTION = snowflake_lt,
                        COMMUTATOR = >, NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<']::text[], ARRAY['timestamptz', 'snowflake']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<']::text[], ARRAY['timestamptz', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -1898,7 +3773,7 @@ BEGIN
     CREATE OPERATOR <= (LEFTARG = timestamptz, RIGHTARG = snowflake, FUNCTION = snowflake_le,
                         COMMUTATOR = >=, NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '<=']::text[], ARRAY['timestamptz', 'snowflake']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<=']::text[], ARRAY['timestamptz', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -1908,7 +3783,7 @@ BEGIN
     CREATE OPERATOR > (LEFTARG = timestamptz, RIGHTARG = snowflake, FUNCTION = snowflake_gt,
                        COMMUTATOR = <, NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '>']::text[], ARRAY['timestamptz', 'snowflake']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '>']::text[], ARRAY['timestamptz', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -1918,44 +3793,197 @@ BEGIN
     CREATE OPERATOR >= (LEFTARG = timestamptz, RIGHTARG = snowflake, FUNCTION = snowflake_ge,
                         COMMUTATOR = <=, NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY['@extschema@', '>=']::text[], ARRAY['timestamptz', 'snowflake']::text[]);
+    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '>=']::text[], ARRAY['timestamptz', 'snowflake']::text[]);
 END
 $repair$;
 
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_time_comparison_support']::text[], ARRAY['internal']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_time_comparison_support(internal) IS
 'Planner support of the comparisons of snowflake with timestamptz: turns id < t and the like into ID ranges (snowflake_last_before(t) and the like), which an index on the column serves and partition pruning uses';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['snowflake', 'timestamptz']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_lt(snowflake, timestamptz) IS
 'snowflake < timestamptz: snowflake_timestamp(id) < t, exact to the microsecond; the planner turns it into id <= snowflake_last_before(t)';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['snowflake', 'timestamptz']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_le(snowflake, timestamptz) IS
 'snowflake <= timestamptz: snowflake_timestamp(id) <= t, exact to the microsecond; the planner turns it into id <= snowflake_last_at_or_before(t)';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['snowflake', 'timestamptz']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_gt(snowflake, timestamptz) IS
 'snowflake > timestamptz: snowflake_timestamp(id) > t, exact to the microsecond; the planner turns it into id >= snowflake_first_after(t)';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['snowflake', 'timestamptz']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_ge(snowflake, timestamptz) IS
 'snowflake >= timestamptz: snowflake_timestamp(id) >= t, exact to the microsecond; the planner turns it into id >= snowflake_first_at_or_after(t)';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['timestamptz', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_lt(timestamptz, snowflake) IS
 'timestamptz < snowflake: t < snowflake_timestamp(id), exact to the microsecond; the planner turns it into id >= snowflake_first_after(t)';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['timestamptz', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_le(timestamptz, snowflake) IS
 'timestamptz <= snowflake: t <= snowflake_timestamp(id), exact to the microsecond; the planner turns it into id >= snowflake_first_at_or_after(t)';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['timestamptz', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_gt(timestamptz, snowflake) IS
 'timestamptz > snowflake: t > snowflake_timestamp(id), exact to the microsecond; the planner turns it into id <= snowflake_last_before(t)';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['timestamptz', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_ge(timestamptz, snowflake) IS
 'timestamptz >= snowflake: t >= snowflake_timestamp(id), exact to the microsecond; the planner turns it into id <= snowflake_last_at_or_before(t)';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'timestamptz']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR < (snowflake, timestamptz) IS
 'id < t: the ID was minted before the time (its millisecond starts before t); an index on the column serves it, and partitions by ID are pruned';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'timestamptz']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR <= (snowflake, timestamptz) IS
 'id <= t: the ID was minted at or before the time (its millisecond starts at or before t); an index on the column serves it, and partitions by ID are pruned';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'timestamptz']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR > (snowflake, timestamptz) IS
 'id > t: the ID was minted after the time (its millisecond starts after t); an index on the column serves it, and partitions by ID are pruned';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'timestamptz']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR >= (snowflake, timestamptz) IS
 'id >= t: the ID was minted at or after the time (its millisecond starts at or after t); an index on the column serves it, and partitions by ID are pruned';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<']::text[], ARRAY['timestamptz', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR < (timestamptz, snowflake) IS
 't < id: the ID was minted after the time, as id > t; an index on the column serves it, and partitions by ID are pruned';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<=']::text[], ARRAY['timestamptz', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR <= (timestamptz, snowflake) IS
 't <= id: the ID was minted at or after the time, as id >= t; an index on the column serves it, and partitions by ID are pruned';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '>']::text[], ARRAY['timestamptz', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR > (timestamptz, snowflake) IS
 't > id: the ID was minted before the time, as id < t; an index on the column serves it, and partitions by ID are pruned';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '>=']::text[], ARRAY['timestamptz', 'snowflake']::text[],
+       '{}'::text[]) THEN
 COMMENT ON OPERATOR >= (timestamptz, snowflake) IS
 't >= id: the ID was minted at or before the time, as id <= t; an index on the column serves it, and partitions by ID are pruned';
+END IF;
+END
+$repair$;
 
 -- src/sql/functions/snowflake_adopt.sql
 ------------------------------------------------------------------------------
@@ -2371,8 +4399,17 @@ BEGIN
 END
 $$;
 
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_adopt']::text[], ARRAY['regclass', 'name', 'boolean', 'boolean']::text[],
+       ARRAY['Switches a bigint column filled by a sequence, an identity or the application to DEFAULT snowflake_nextval(), refusing values the generator could issue; to_snowflake converts the column to the snowflake type, drop_sequence drops the old sequence']::text[]) THEN
 COMMENT ON FUNCTION snowflake_adopt(regclass, name, boolean, boolean) IS
 'Switches a bigint column filled by a sequence, an identity or the application to DEFAULT snowflake_nextval(), refusing values the generator could issue and check constraints that reject new IDs; to_snowflake converts the column, also one adopted before, to the snowflake type, drop_sequence drops the old sequence';
+END IF;
+END
+$repair$;
 
 -- src/sql/functions/snowflake_interval_ids.sql
 -- Partitioning by ID time (1.5): the IDs that bound fixed-length spans of
@@ -2416,8 +4453,17 @@ BEGIN
     RETURN ids;
 END $$;
 
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_interval_ids']::text[], ARRAY['interval']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_interval_ids(interval) IS
 'How many IDs a fixed-length interval of time spans, by this server''s layout: pg_partman''s p_interval for a bigint key';
+END IF;
+END
+$repair$;
 
 -- src/sql/functions/snowflake_date_bin.sql
 -- date_bin() in IDs: the smallest ID of the millisecond the bin holding
@@ -2454,8 +4500,17 @@ BEGIN
     RETURN bound;
 END $$;
 
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_date_bin']::text[], ARRAY['interval', 'timestamptz', 'timestamptz']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_date_bin(interval, timestamptz, timestamptz) IS
 'date_bin() in IDs: the first ID bound of the bin of stride (counted from origin, by default midnight UTC) that holds source; pg_partman''s p_start_partition for a bigint key';
+END IF;
+END
+$repair$;
 
 -- src/sql/functions/snowflake_public.sql
 -- Public IDs (1.5): a keyed permutation of an ID written in Crockford's
@@ -2477,10 +4532,28 @@ RETURNS text
 AS 'MODULE_PATHNAME', 'snowflake_public_default_key'
 LANGUAGE C STABLE STRICT PARALLEL SAFE;
 
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_public']::text[], ARRAY['bigint', 'bytea', 'text', 'boolean']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_public(bigint, bytea, text, boolean) IS
 'The public form of an ID under a 16-byte key: 13 symbols of Crockford''s base32 that hide its time, node and count, after prefix and "_" if given, and a check symbol if asked for; not authentication';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_public']::text[], ARRAY['bigint', 'text', 'boolean']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_public(bigint, text, boolean) IS
 'snowflake_public(id, key, ...) with the key in snowflake_id.public_key';
+END IF;
+END
+$repair$;
 
 -- src/sql/functions/snowflake_from_public.sql
 CREATE OR REPLACE FUNCTION snowflake_from_public(public_id text, key bytea, prefix text DEFAULT '',
@@ -2494,9 +4567,32 @@ CREATE OR REPLACE FUNCTION snowflake_from_public(public_id text, prefix text DEF
 RETURNS snowflake
 AS 'MODULE_PATHNAME', 'snowflake_from_public_default_key'
 LANGUAGE C STABLE STRICT PARALLEL SAFE;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_from_public']::text[], ARRAY['text', 'bytea', 'text', 'boolean']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_from_public(text, bytea, text, boolean) IS
 'The ID of a public form, for the key, prefix and check_symbol it was made with; takes lower case, I and L for 1, O for 0, hyphens';
+END IF;
+END
+$repair$;
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_from_public']::text[], ARRAY['text', 'text', 'boolean']::text[],
+       '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_from_public(text, text, boolean) IS
 'snowflake_from_public(public_id, key, ...) with the key in snowflake_id.public_key';
+END IF;
+END
+$repair$;
 
 DROP FUNCTION pg_temp.snowflake_repair_ours(text, text[], text[]);
+DROP FUNCTION pg_temp.snowflake_repair_foreign(text, text[], text[]);
+DROP FUNCTION pg_temp.snowflake_repair_refuse(text[]);
+DROP FUNCTION pg_temp.snowflake_repair_sets(text, text[], text[], text[]);
+DROP FUNCTION pg_temp.snowflake_repair_address(text, text[], text[]);
+DROP TABLE pg_temp.snowflake_repair_existed;

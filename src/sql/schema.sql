@@ -21,6 +21,15 @@ DECLARE
 BEGIN
     IF existing IS NULL THEN
         CREATE SCHEMA snowflake_id;
+        -- As for the extension's functions: USAGE only lets a role find
+        -- what is there; each table and view keeps its own privileges
+        -- (snowflake_status is readable by every role, the registry's
+        -- tables by their owner and the roles granted them). Only on the
+        -- schema made here: the privileges and comment of one that exists
+        -- (an update, 1.7) are left as the DBA has them.
+        GRANT USAGE ON SCHEMA snowflake_id TO PUBLIC;
+        COMMENT ON SCHEMA snowflake_id IS
+        'snowflake_id''s tables and views (the registry''s leases and layout, snowflake_status), apart from the schema of its functions and type';
     ELSIF existing OPERATOR(pg_catalog.<>) extension_schema
           -- Ours already (an update that runs this again, 1.7): kept.
           AND NOT EXISTS (SELECT FROM pg_catalog.pg_depend d
@@ -39,15 +48,6 @@ BEGIN
                   HINT = 'Rename that schema (ALTER SCHEMA snowflake_id RENAME TO ...) or drop '
                          'it, or put the whole extension into it: CREATE EXTENSION snowflake_id '
                          'SCHEMA snowflake_id.';
-    END IF;
-    IF existing IS NULL OR existing OPERATOR(pg_catalog.<>) extension_schema THEN
-        -- As for the extension's functions: USAGE only lets a role find
-        -- what is there; each table and view keeps its own privileges
-        -- (snowflake_status is readable by every role, the registry's
-        -- tables by their owner and the roles granted them).
-        GRANT USAGE ON SCHEMA snowflake_id TO PUBLIC;
-        COMMENT ON SCHEMA snowflake_id IS
-        'snowflake_id''s tables and views (the registry''s leases and layout, snowflake_status), apart from the schema of its functions and type';
     END IF;
 END
 $$;

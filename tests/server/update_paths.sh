@@ -18,8 +18,14 @@
 #    ERROR that says to update the server first;
 #  - each release updated to the last release with that release's scripts
 #    (1.5.0-1 updated to 1.6.0-1, as its users did), then to the newest;
-#  - a stand-in for a missing operator made by a DBA on such a 1.6: the
-#    update refuses it, naming it, and goes through once it is dropped;
+#  - a stand-in for a missing operator made by a DBA on such a 1.6, with a
+#    function of the name 1.7 gives it, a commutator (a shell operator) and
+#    a view using it: the update refuses all three in one ERROR, the shell alone once the operator is dropped, and
+#    goes through once both are;
+#  - 1.6, and 1.5.0-1 updated to 1.6, in a schema whose name needs quoting
+#    ("App Schema"), compared with a fresh install there;
+#  - a 1.6 where the DBA revoked and granted privileges, changed comments
+#    and made a function of a name 1.5.0-1 had: all kept by the update;
 #  - the update to the newest run again over a database it updated (the
 #    version set back by hand): it changes nothing;
 #  - through every release in turn: 1.0, then each later release's own
@@ -164,6 +170,62 @@ for r in "${releases[@]}"; do
     summary+=("$version: $(grep -c $'\tmember\t' "$SF_WORK/$db.catalog")")
 done
 
+# The last release's 1.6 in a schema whose name needs quoting, and 1.5.0-1
+# updated to it there: the update looks its objects up by the schema's
+# bare name (pg_extension's), not by @extschema@, which is the quoted
+# identifier; each the same as a fresh install in such a schema.
+last=${releases[-1]}
+first15=$(grep -E '^1\.5 ' "$SF_ROOT/RELEASES" | cut -d' ' -f2)
+quoted_install() {
+    sf_psql main -c "CREATE DATABASE $1"
+    use_scripts "$2"
+    sf_psql main -d "$1" -c 'CREATE SCHEMA "App Schema"' \
+        -c "CREATE EXTENSION snowflake_id VERSION '$3' SCHEMA \"App Schema\""
+}
+quoted_install fresh_quoted tree "$newest"
+catalog fresh_quoted >"$SF_WORK/fresh_quoted.catalog"
+quoted_install quoted_1_6 "${last#*:}" "${last%%:*}"
+quoted_install quoted_1_5 "$first15" 1.5
+update quoted_1_5 "${last#*:}"
+for db in quoted_1_6 quoted_1_5; do
+    update "$db"
+    catalog "$db" >"$SF_WORK/$db.catalog"
+    diff -u "$SF_WORK/fresh_quoted.catalog" "$SF_WORK/$db.catalog" >&2 ||
+        sf_die "$db: updated in the schema \"App Schema\", it differs from a fresh install there"
+    sf_log "ok: $db: updated in the schema \"App Schema\", the same as a fresh install there"
+done
+summary+=("1.6 and 1.5.0-1 in a schema \"App Schema\": $(grep -c $'\tmember\t' "$SF_WORK/quoted_1_5.catalog")")
+
+# A 1.6 where the DBA changed privileges and a comment, and made a function
+# of the name and arguments of one that 1.5.0-1 had: the update keeps all
+# of it, and records no privilege of the DBA's as the extension's own
+# (pg_init_privs, which pg_dump leaves out).
+db=dba_1_6
+install "$db" "${last#*:}" "${last%%:*}"
+sf_psql main -c "CREATE ROLE sf_update_paths_app"
+sf_psql main -d "$db" -c "REVOKE SELECT ON snowflake_id.snowflake_status FROM PUBLIC" \
+    -c "REVOKE USAGE ON SCHEMA snowflake_id FROM PUBLIC" \
+    -c "GRANT EXECUTE ON FUNCTION snowflake_accept_layout() TO sf_update_paths_app" \
+    -c "COMMENT ON FUNCTION snowflake_nextval() IS 'the DBA''s'" \
+    -c "COMMENT ON SCHEMA snowflake_id IS 'the DBA''s schema'" \
+    -c "CREATE FUNCTION snowflake_registry_is_live(l snowflake_id.snowflake_registry_lease,
+            t timestamptz) RETURNS boolean LANGUAGE sql AS 'SELECT true'"
+dba_state() {
+    sf_psql main -d "$db" -c "SELECT concat_ws(' | ',
+        (SELECT relacl::text FROM pg_class WHERE oid = 'snowflake_id.snowflake_status'::regclass),
+        (SELECT nspacl::text FROM pg_namespace WHERE nspname = 'snowflake_id'),
+        (SELECT proacl::text FROM pg_proc WHERE oid = 'snowflake_accept_layout()'::regprocedure),
+        (SELECT initprivs::text FROM pg_init_privs
+         WHERE objoid = 'snowflake_accept_layout()'::regprocedure AND privtype = 'e'),
+        obj_description('snowflake_nextval()'::regprocedure, 'pg_proc'),
+        obj_description('snowflake_id'::regnamespace, 'pg_namespace'),
+        to_regprocedure('snowflake_registry_is_live(snowflake_id.snowflake_registry_lease, timestamptz)'))"
+}
+before=$(dba_state)
+sf_expect_match "a 1.6 with the DBA's privileges, comments and function" "sf_update_paths_app=X.*the DBA's.*snowflake_registry_is_live" "$before"
+update "$db"
+sf_expect_eq "... the update to $newest keeps them all" "$before" "$(dba_state)"
+
 # A server of the 1.5.0-1 package leased through the registry's functions
 # (its library's call, as it sends it); a registry updated from that 1.5 to
 # 1.6 answered it 42704 type "snowflake_registry_layout" does not exist
@@ -208,23 +270,42 @@ if [ -z "${SF_UPDATE_PATHS_ONLY:-}" ]; then
     # operator: the update refuses to take it over, naming it, and once it
     # is dropped, updates.
     db=stand_in
-    first15=$(grep -E '^1\.5 ' "$SF_ROOT/RELEASES" | cut -d' ' -f2)
     install "$db" "$first15" 1.5
     update "$db" "${last#*:}"
-    sf_psql main -d "$db" -c "CREATE FUNCTION my_ge(snowflake, timestamptz) RETURNS boolean
+    sf_psql main -d "$db" -c "CREATE FUNCTION snowflake_ge(snowflake, timestamptz) RETURNS boolean
         LANGUAGE sql IMMUTABLE AS 'SELECT \$1::bigint >= snowflake_from_timestamp(\$2)'" \
-        -c "CREATE OPERATOR >= (LEFTARG = snowflake, RIGHTARG = timestamptz, FUNCTION = my_ge)"
+        -c "CREATE OPERATOR >= (LEFTARG = snowflake, RIGHTARG = timestamptz, FUNCTION = snowflake_ge,
+                                COMMUTATOR = <=)" \
+        -c "CREATE TABLE app_rows (id snowflake)" \
+        -c "CREATE VIEW app_recent AS SELECT * FROM app_rows WHERE id >= now()"
     use_scripts tree
     out=$(sf_psql main -d "$db" -v VERBOSITY=verbose -c "ALTER EXTENSION snowflake_id UPDATE" 2>&1) &&
         sf_die "the update took over an operator made outside the extension: $out"
-    sf_expect_match "an operator of the DBA's where the update creates one: refused, naming it" \
-        "ERROR:  42710: operator >=\(snowflake,timestamp with time zone\) exists and is not snowflake_id's" \
+    sf_expect_match "an operator and its function of the DBA's where the update creates them: refused, naming them and the shell of its commutator" \
+        "ERROR:  42710: snowflake_id 1.7 creates 3 objects that exist and are not snowflake_id's: function snowflake_ge\(snowflake,timestamp with time zone\), operator >=\(snowflake,timestamp with time zone\), shell operator <=\(timestamp with time zone,snowflake\)" \
         "$out"
+    sf_expect_match "... with a HINT: drop them, never with CASCADE" "HINT:  Drop each of them .*never with CASCADE" "$out"
     sf_expect_eq "... and the extension stays at ${last%%:*}" "${last%%:*}" \
         "$(sf_psql main -d "$db" -c "SELECT extversion FROM pg_extension WHERE extname = 'snowflake_id'")"
-    sf_psql main -d "$db" -c "DROP OPERATOR >= (snowflake, timestamptz)" -c "DROP FUNCTION my_ge"
+    # As docs/upgrading.md says: the dependents, the operator and its function
+    # dropped; the shell alone is still refused.
+    sf_psql main -d "$db" -c "DROP VIEW app_recent" -c "DROP OPERATOR >= (snowflake, timestamptz)" \
+        -c "DROP FUNCTION snowflake_ge(snowflake, timestamptz)"
+    out=$(sf_psql main -d "$db" -c "ALTER EXTENSION snowflake_id UPDATE" 2>&1) &&
+        sf_die "the update took over the shell of an operator made outside the extension: $out"
+    sf_expect_match "the shell operator left behind: refused, named as a shell" \
+        "ERROR:  snowflake_id 1.7 creates an object that exists and is not snowflake_id's: shell operator <=\(timestamp with time zone,snowflake\)$" \
+        "$(head -1 <<<"$out")"
+    sf_psql main -d "$db" -c "DROP OPERATOR <= (timestamptz, snowflake)"
     update "$db"
     compare "$db" "1.5.0-1 updated to ${last%%:*}, a stand-in operator dropped, then updated to $newest" catalog-only
+    sf_psql main -d "$db" -c "CREATE VIEW app_recent AS SELECT * FROM app_rows WHERE id >= now()"
+    sf_expect_eq "... and the DBA's view made again uses the extension's operator" 1 \
+        "$(sf_psql main -d "$db" -c "SELECT count(*) FROM pg_depend d JOIN pg_rewrite r ON r.oid = d.objid
+            WHERE d.classid = 'pg_rewrite'::regclass AND r.ev_class = 'app_recent'::regclass
+              AND d.refobjid = '>=(snowflake, timestamptz)'::regoperator
+              AND EXISTS (SELECT FROM pg_depend e WHERE e.objid = d.refobjid AND e.deptype = 'e'
+                          AND e.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'snowflake_id'))")"
     summary+=("1.5, then ${last%%:*}, a stand-in refused: $(grep -c $'\tmember\t' "$SF_WORK/$db.catalog")")
 
     # 1.6 as this tree installs it (CREATE EXTENSION ... VERSION '1.6' runs

@@ -19,7 +19,10 @@
 #    log says "no state file", which is why the README asks for the copy;
 #  - in binary-upgrade mode (the server as pg_upgrade starts it, -b),
 #    snowflake_nextval() refuses with its ERROR, the status reads, and the
-#    state file is left as it was.
+#    state file is left as it was;
+#  - back to the old cluster after the new one issued IDs, with the new
+#    cluster's state file copied back (docs/upgrading.md): above them,
+#    with its clock an hour behind them.
 set -euo pipefail
 source "$(dirname "$0")/../lib/cluster.sh"
 # pg_upgrade needs these beside the server, in both clusters' bin directory,
@@ -131,4 +134,22 @@ sf_expect_match "... the log says why" 'LOG: +snowflake_id: binary-upgrade mode 
     "$(cat "$SF_WORK/old/binary-upgrade.log")"
 sf_expect_eq "... and the state file is as it was" "$state_before" \
     "$(sf_as_server sha256sum "$(sf_datadir old)/snowflake_id.state")"
+
+# --- back to the old cluster after the new one issued IDs ----------------------
+# docs/upgrading.md: the new cluster's file copied back before the old
+# cluster's first start. The new cluster's IDs lie an hour ahead of this
+# clock: the old cluster's own file ends below them, and the wall clock
+# cannot carry it above; the copied file, of another system identifier, is
+# taken as it is.
+echo "-3600" >"$SF_CLOCK"
+sf_as_server cp -p "$(sf_datadir new)/snowflake_id.state" "$(sf_datadir old)/"
+sf_start old "${SF_FAKE_ENV[@]}" || sf_die "the old cluster did not start again"
+sf_psql old -c "INSERT INTO orders (note) SELECT 'back' FROM generate_series(1, 20000)"
+sf_psql old -c "COPY (SELECT id FROM orders WHERE note = 'back') TO STDOUT" >"$SF_WORK/back.ids"
+sf_expect_above "back on the old cluster with the new one's file" \
+    "$SF_WORK/old.ids" "$SF_WORK/new.ids" -- "$SF_WORK/back.ids"
+sf_expect_eq "the test means something: the new cluster's IDs are an hour ahead of the old one's clock" t \
+    "$(sf_psql old -c "SELECT snowflake_timestamp($(sort -n "$SF_WORK/new.ids" | tail -1))
+                       > clock_timestamp() + interval '3000 s'")"
+sf_stop old
 echo "upgrade: all checks passed"
