@@ -26,7 +26,11 @@
 
 -- For this script only (dropped at its end): the extension's members as
 -- they were before it ran. An object not among them was created by it.
-CREATE TABLE pg_temp.snowflake_repair_existed AS
+-- This table and the helper functions below live in the schema
+-- snowflake_id, not in pg_temp: Citus runs this update on its workers in a
+-- prepared transaction, which PostgreSQL refuses to PREPARE once it has
+-- touched a temporary object (tests/server/citus.sh updates a cluster).
+CREATE TABLE snowflake_id.snowflake_repair_existed AS
 SELECT d.classid, d.objid
 FROM pg_catalog.pg_depend d
 JOIN pg_catalog.pg_extension e ON e.oid OPERATOR(pg_catalog.=) d.refobjid
@@ -46,7 +50,7 @@ BEGIN
     FOR helper IN
         SELECT p.oid
         FROM pg_catalog.pg_proc p
-        JOIN pg_temp.snowflake_repair_existed x
+        JOIN snowflake_id.snowflake_repair_existed x
           ON x.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass
          AND x.objid OPERATOR(pg_catalog.=) p.oid
         WHERE p.oid OPERATOR(pg_catalog.=) ANY (ARRAY[
@@ -66,7 +70,7 @@ $repair$;
 -- extension's schema (pg_extension.extnamespace: @extschema@ in a literal
 -- would be the schema's name quoted as an identifier); NULLs where there
 -- is no such object.
-CREATE FUNCTION pg_temp.snowflake_repair_address(object_type text, object_names text[],
+CREATE FUNCTION snowflake_id.snowflake_repair_address(object_type text, object_names text[],
                                                  object_args text[],
                                                  OUT class_id oid, OUT object_id oid)
 LANGUAGE plpgsql AS $$
@@ -91,14 +95,14 @@ $$;
 -- The description of an object the repair would create that exists and is
 -- not the extension's (a shell named as such: a commutator or negator
 -- that an operator made outside the extension left); none otherwise.
-CREATE FUNCTION pg_temp.snowflake_repair_foreign(object_type text, object_names text[],
+CREATE FUNCTION snowflake_id.snowflake_repair_foreign(object_type text, object_names text[],
                                                  object_args text[])
 RETURNS text[] LANGUAGE plpgsql AS $$
 DECLARE
-    found record := pg_temp.snowflake_repair_address(object_type, object_names, object_args);
+    found record := snowflake_id.snowflake_repair_address(object_type, object_names, object_args);
 BEGIN
     IF found.object_id IS NULL
-       OR EXISTS (SELECT FROM pg_temp.snowflake_repair_existed x
+       OR EXISTS (SELECT FROM snowflake_id.snowflake_repair_existed x
                   WHERE x.classid OPERATOR(pg_catalog.=) found.class_id
                     AND x.objid OPERATOR(pg_catalog.=) found.object_id) THEN
         RETURN '{}';
@@ -118,7 +122,7 @@ $$;
 
 -- One ERROR for all of them: a DBA who drops one at a time would meet the
 -- next one update after update.
-CREATE FUNCTION pg_temp.snowflake_repair_refuse(foreign_objects text[])
+CREATE FUNCTION snowflake_id.snowflake_repair_refuse(foreign_objects text[])
 RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
     IF pg_catalog.cardinality(foreign_objects) OPERATOR(pg_catalog.>) 0 THEN
@@ -143,15 +147,15 @@ $$;
 -- created it; for a comment (earlier_comments not NULL) also where the
 -- object has none, or one of earlier_comments, which earlier versions of
 -- the extension gave it.
-CREATE FUNCTION pg_temp.snowflake_repair_sets(object_type text, object_names text[],
+CREATE FUNCTION snowflake_id.snowflake_repair_sets(object_type text, object_names text[],
                                               object_args text[],
                                               earlier_comments text[] DEFAULT NULL)
 RETURNS boolean LANGUAGE plpgsql AS $$
 DECLARE
-    found record := pg_temp.snowflake_repair_address(object_type, object_names, object_args);
+    found record := snowflake_id.snowflake_repair_address(object_type, object_names, object_args);
     current_comment text;
 BEGIN
-    IF NOT EXISTS (SELECT FROM pg_temp.snowflake_repair_existed x
+    IF NOT EXISTS (SELECT FROM snowflake_id.snowflake_repair_existed x
                    WHERE x.classid OPERATOR(pg_catalog.=) found.class_id
                      AND x.objid OPERATOR(pg_catalog.=) found.object_id) THEN
         RETURN true;
@@ -170,11 +174,11 @@ $$;
 -- An object it would create that exists already must be the extension's
 -- (the check after this prologue refused any other), and is then left as
 -- it is.
-CREATE FUNCTION pg_temp.snowflake_repair_ours(object_type text, object_names text[],
+CREATE FUNCTION snowflake_id.snowflake_repair_ours(object_type text, object_names text[],
                                               object_args text[])
 RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
-    found record := pg_temp.snowflake_repair_address(object_type, object_names, object_args);
+    found record := snowflake_id.snowflake_repair_address(object_type, object_names, object_args);
 BEGIN
     IF NOT EXISTS (SELECT FROM pg_catalog.pg_depend d
                    JOIN pg_catalog.pg_extension e ON e.oid OPERATOR(pg_catalog.=) d.refobjid
@@ -182,7 +186,7 @@ BEGIN
                      AND d.objid OPERATOR(pg_catalog.=) found.object_id
                      AND d.deptype OPERATOR(pg_catalog.=) 'e'
                      AND e.extname OPERATOR(pg_catalog.=) 'snowflake_id') THEN
-        PERFORM pg_temp.snowflake_repair_refuse(ARRAY[coalesce(
+        PERFORM snowflake_id.snowflake_repair_refuse(ARRAY[coalesce(
             pg_catalog.pg_describe_object(found.class_id, found.object_id, 0),
             pg_catalog.array_to_string(object_names, '.'))]);
     END IF;
@@ -196,194 +200,194 @@ DO $repair$
 DECLARE
     found text[] := '{}';
 BEGIN
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_nextval']::text[], ARRAY[]::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_nextval']::text[], ARRAY['integer']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_decode']::text[], ARRAY['bigint']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_decode']::text[], ARRAY['bigint', 'text']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_timestamp']::text[], ARRAY['bigint']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_timestamp']::text[], ARRAY['bigint', 'text']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_from_timestamp']::text[], ARRAY['timestamptz']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_accept_layout']::text[], ARRAY[]::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_compose']::text[], ARRAY['timestamptz', 'integer', 'integer', 'integer']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'objectid_generate']::text[], ARRAY[]::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'objectid_timestamp']::text[], ARRAY['text']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_status']::text[], ARRAY[]::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_registry_layout_text']::text[], ARRAY['integer', 'integer', 'integer', 'bigint']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_registry_holder_text']::text[], ARRAY['text', 'integer', 'text', 'numeric']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_registry_refuse_old_server']::text[], ARRAY['text']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_registry_acquire']::text[], ARRAY['integer', 'integer', 'bigint', 'numeric', 'bigint', 'text', 'integer', 'text', 'integer', 'integer', 'integer', 'integer', 'bigint', 'bigint', 'bigint', 'bigint']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_registry_renew']::text[], ARRAY['integer', 'bigint', 'bigint', 'bigint', 'bigint']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_registry_release']::text[], ARRAY['integer', 'bigint', 'bigint', 'bigint']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_registry_switch']::text[], ARRAY['integer', 'bigint', 'bigint', 'bigint', 'numeric', 'text', 'integer', 'text', 'integer', 'bigint', 'bigint', 'bigint', 'bigint']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('type', ARRAY[NULL, 'snowflake']::text[], ARRAY[]::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_in']::text[], ARRAY['cstring']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_out']::text[], ARRAY['snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_recv']::text[], ARRAY['internal']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_send']::text[], ARRAY['snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('type', ARRAY[NULL, 'snowflake']::text[], ARRAY[]::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('cast', ARRAY['snowflake']::text[], ARRAY['bigint']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake']::text[], ARRAY['bigint']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('cast', ARRAY['bigint']::text[], ARRAY['snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['snowflake', 'bigint']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['snowflake', 'bigint']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['snowflake', 'bigint']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['snowflake', 'bigint']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['snowflake', 'bigint']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['snowflake', 'bigint']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_cmp']::text[], ARRAY['snowflake', 'bigint']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['bigint', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['bigint', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['bigint', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['bigint', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['bigint', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['bigint', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_cmp']::text[], ARRAY['bigint', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '=']::text[], ARRAY['snowflake', 'bigint']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<>']::text[], ARRAY['snowflake', 'bigint']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'bigint']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'bigint']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'bigint']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'bigint']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '=']::text[], ARRAY['bigint', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<>']::text[], ARRAY['bigint', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<']::text[], ARRAY['bigint', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<=']::text[], ARRAY['bigint', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '>']::text[], ARRAY['bigint', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '>=']::text[], ARRAY['bigint', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake']::text[], ARRAY['integer']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('cast', ARRAY['integer']::text[], ARRAY['snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['snowflake', 'integer']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['snowflake', 'integer']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['snowflake', 'integer']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['snowflake', 'integer']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['snowflake', 'integer']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['snowflake', 'integer']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_cmp']::text[], ARRAY['snowflake', 'integer']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['integer', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['integer', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['integer', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['integer', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['integer', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['integer', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_cmp']::text[], ARRAY['integer', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '=']::text[], ARRAY['snowflake', 'integer']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<>']::text[], ARRAY['snowflake', 'integer']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'integer']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'integer']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'integer']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'integer']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '=']::text[], ARRAY['integer', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<>']::text[], ARRAY['integer', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<']::text[], ARRAY['integer', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<=']::text[], ARRAY['integer', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '>']::text[], ARRAY['integer', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '>=']::text[], ARRAY['integer', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['snowflake', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['snowflake', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['snowflake', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['snowflake', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['snowflake', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['snowflake', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_cmp']::text[], ARRAY['snowflake', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_hash']::text[], ARRAY['snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_hash_extended']::text[], ARRAY['snowflake', 'bigint']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '=']::text[], ARRAY['snowflake', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<>']::text[], ARRAY['snowflake', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake']::text[], ARRAY['numeric']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('cast', ARRAY['numeric']::text[], ARRAY['snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_numeric']::text[], ARRAY['snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('cast', ARRAY['snowflake']::text[], ARRAY['numeric']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['snowflake', 'numeric']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['snowflake', 'numeric']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['snowflake', 'numeric']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['snowflake', 'numeric']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['snowflake', 'numeric']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['snowflake', 'numeric']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['numeric', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['numeric', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['numeric', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['numeric', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['numeric', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['numeric', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '=']::text[], ARRAY['snowflake', 'numeric']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<>']::text[], ARRAY['snowflake', 'numeric']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'numeric']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'numeric']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'numeric']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'numeric']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '=']::text[], ARRAY['numeric', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<>']::text[], ARRAY['numeric', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<']::text[], ARRAY['numeric', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<=']::text[], ARRAY['numeric', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '>']::text[], ARRAY['numeric', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '>=']::text[], ARRAY['numeric', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake']::text[], ARRAY['smallint']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('cast', ARRAY['smallint']::text[], ARRAY['snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['snowflake', 'smallint']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['snowflake', 'smallint']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['snowflake', 'smallint']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['snowflake', 'smallint']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['snowflake', 'smallint']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['snowflake', 'smallint']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_cmp']::text[], ARRAY['snowflake', 'smallint']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['smallint', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['smallint', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['smallint', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['smallint', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['smallint', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['smallint', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_cmp']::text[], ARRAY['smallint', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '=']::text[], ARRAY['snowflake', 'smallint']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<>']::text[], ARRAY['snowflake', 'smallint']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'smallint']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'smallint']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'smallint']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'smallint']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '=']::text[], ARRAY['smallint', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<>']::text[], ARRAY['smallint', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<']::text[], ARRAY['smallint', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<=']::text[], ARRAY['smallint', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '>']::text[], ARRAY['smallint', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '>=']::text[], ARRAY['smallint', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator family', ARRAY['btree', NULL, 'snowflake_ops']::text[], ARRAY[]::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator class', ARRAY['btree', NULL, 'snowflake_ops']::text[], ARRAY[]::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator family', ARRAY['hash', NULL, 'snowflake_hash_ops']::text[], ARRAY[]::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator class', ARRAY['hash', NULL, 'snowflake_hash_ops']::text[], ARRAY[]::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator family', ARRAY['brin', NULL, 'snowflake_minmax_ops']::text[], ARRAY[]::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator class', ARRAY['brin', NULL, 'snowflake_minmax_ops']::text[], ARRAY[]::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_last_before']::text[], ARRAY['timestamptz']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_last_at_or_before']::text[], ARRAY['timestamptz']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_first_at_or_after']::text[], ARRAY['timestamptz']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_first_after']::text[], ARRAY['timestamptz']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_time_comparison_support']::text[], ARRAY['internal']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['snowflake', 'timestamptz']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['snowflake', 'timestamptz']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['snowflake', 'timestamptz']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['snowflake', 'timestamptz']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['timestamptz', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['timestamptz', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['timestamptz', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['timestamptz', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'timestamptz']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'timestamptz']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'timestamptz']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'timestamptz']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<']::text[], ARRAY['timestamptz', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '<=']::text[], ARRAY['timestamptz', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '>']::text[], ARRAY['timestamptz', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('operator', ARRAY[NULL, '>=']::text[], ARRAY['timestamptz', 'snowflake']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_adopt']::text[], ARRAY['regclass', 'name', 'boolean', 'boolean']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_interval_ids']::text[], ARRAY['interval']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_date_bin']::text[], ARRAY['interval', 'timestamptz', 'timestamptz']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_public']::text[], ARRAY['bigint', 'bytea', 'text', 'boolean']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_public']::text[], ARRAY['bigint', 'text', 'boolean']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_from_public']::text[], ARRAY['text', 'bytea', 'text', 'boolean']::text[]);
-    found := found OPERATOR(pg_catalog.||) pg_temp.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_from_public']::text[], ARRAY['text', 'text', 'boolean']::text[]);
-    PERFORM pg_temp.snowflake_repair_refuse(found);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_nextval']::text[], ARRAY[]::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_nextval']::text[], ARRAY['integer']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_decode']::text[], ARRAY['bigint']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_decode']::text[], ARRAY['bigint', 'text']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_timestamp']::text[], ARRAY['bigint']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_timestamp']::text[], ARRAY['bigint', 'text']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_from_timestamp']::text[], ARRAY['timestamptz']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_accept_layout']::text[], ARRAY[]::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_compose']::text[], ARRAY['timestamptz', 'integer', 'integer', 'integer']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'objectid_generate']::text[], ARRAY[]::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'objectid_timestamp']::text[], ARRAY['text']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_status']::text[], ARRAY[]::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_registry_layout_text']::text[], ARRAY['integer', 'integer', 'integer', 'bigint']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_registry_holder_text']::text[], ARRAY['text', 'integer', 'text', 'numeric']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_registry_refuse_old_server']::text[], ARRAY['text']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_registry_acquire']::text[], ARRAY['integer', 'integer', 'bigint', 'numeric', 'bigint', 'text', 'integer', 'text', 'integer', 'integer', 'integer', 'integer', 'bigint', 'bigint', 'bigint', 'bigint']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_registry_renew']::text[], ARRAY['integer', 'bigint', 'bigint', 'bigint', 'bigint']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_registry_release']::text[], ARRAY['integer', 'bigint', 'bigint', 'bigint']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_registry_switch']::text[], ARRAY['integer', 'bigint', 'bigint', 'bigint', 'numeric', 'text', 'integer', 'text', 'integer', 'bigint', 'bigint', 'bigint', 'bigint']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('type', ARRAY[NULL, 'snowflake']::text[], ARRAY[]::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_in']::text[], ARRAY['cstring']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_out']::text[], ARRAY['snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_recv']::text[], ARRAY['internal']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_send']::text[], ARRAY['snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('type', ARRAY[NULL, 'snowflake']::text[], ARRAY[]::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('cast', ARRAY['snowflake']::text[], ARRAY['bigint']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake']::text[], ARRAY['bigint']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('cast', ARRAY['bigint']::text[], ARRAY['snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['snowflake', 'bigint']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['snowflake', 'bigint']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['snowflake', 'bigint']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['snowflake', 'bigint']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['snowflake', 'bigint']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['snowflake', 'bigint']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_cmp']::text[], ARRAY['snowflake', 'bigint']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['bigint', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['bigint', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['bigint', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['bigint', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['bigint', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['bigint', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_cmp']::text[], ARRAY['bigint', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '=']::text[], ARRAY['snowflake', 'bigint']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '<>']::text[], ARRAY['snowflake', 'bigint']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'bigint']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'bigint']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'bigint']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'bigint']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '=']::text[], ARRAY['bigint', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '<>']::text[], ARRAY['bigint', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '<']::text[], ARRAY['bigint', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '<=']::text[], ARRAY['bigint', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '>']::text[], ARRAY['bigint', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '>=']::text[], ARRAY['bigint', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake']::text[], ARRAY['integer']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('cast', ARRAY['integer']::text[], ARRAY['snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['snowflake', 'integer']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['snowflake', 'integer']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['snowflake', 'integer']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['snowflake', 'integer']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['snowflake', 'integer']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['snowflake', 'integer']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_cmp']::text[], ARRAY['snowflake', 'integer']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['integer', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['integer', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['integer', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['integer', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['integer', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['integer', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_cmp']::text[], ARRAY['integer', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '=']::text[], ARRAY['snowflake', 'integer']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '<>']::text[], ARRAY['snowflake', 'integer']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'integer']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'integer']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'integer']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'integer']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '=']::text[], ARRAY['integer', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '<>']::text[], ARRAY['integer', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '<']::text[], ARRAY['integer', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '<=']::text[], ARRAY['integer', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '>']::text[], ARRAY['integer', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '>=']::text[], ARRAY['integer', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['snowflake', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['snowflake', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['snowflake', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['snowflake', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['snowflake', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['snowflake', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_cmp']::text[], ARRAY['snowflake', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_hash']::text[], ARRAY['snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_hash_extended']::text[], ARRAY['snowflake', 'bigint']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '=']::text[], ARRAY['snowflake', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '<>']::text[], ARRAY['snowflake', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake']::text[], ARRAY['numeric']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('cast', ARRAY['numeric']::text[], ARRAY['snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_numeric']::text[], ARRAY['snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('cast', ARRAY['snowflake']::text[], ARRAY['numeric']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['snowflake', 'numeric']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['snowflake', 'numeric']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['snowflake', 'numeric']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['snowflake', 'numeric']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['snowflake', 'numeric']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['snowflake', 'numeric']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['numeric', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['numeric', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['numeric', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['numeric', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['numeric', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['numeric', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '=']::text[], ARRAY['snowflake', 'numeric']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '<>']::text[], ARRAY['snowflake', 'numeric']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'numeric']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'numeric']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'numeric']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'numeric']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '=']::text[], ARRAY['numeric', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '<>']::text[], ARRAY['numeric', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '<']::text[], ARRAY['numeric', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '<=']::text[], ARRAY['numeric', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '>']::text[], ARRAY['numeric', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '>=']::text[], ARRAY['numeric', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake']::text[], ARRAY['smallint']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('cast', ARRAY['smallint']::text[], ARRAY['snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['snowflake', 'smallint']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['snowflake', 'smallint']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['snowflake', 'smallint']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['snowflake', 'smallint']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['snowflake', 'smallint']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['snowflake', 'smallint']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_cmp']::text[], ARRAY['snowflake', 'smallint']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['smallint', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['smallint', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['smallint', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['smallint', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['smallint', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['smallint', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_cmp']::text[], ARRAY['smallint', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '=']::text[], ARRAY['snowflake', 'smallint']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '<>']::text[], ARRAY['snowflake', 'smallint']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'smallint']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'smallint']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'smallint']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'smallint']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '=']::text[], ARRAY['smallint', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '<>']::text[], ARRAY['smallint', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '<']::text[], ARRAY['smallint', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '<=']::text[], ARRAY['smallint', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '>']::text[], ARRAY['smallint', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '>=']::text[], ARRAY['smallint', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator family', ARRAY['btree', NULL, 'snowflake_ops']::text[], ARRAY[]::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator class', ARRAY['btree', NULL, 'snowflake_ops']::text[], ARRAY[]::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator family', ARRAY['hash', NULL, 'snowflake_hash_ops']::text[], ARRAY[]::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator class', ARRAY['hash', NULL, 'snowflake_hash_ops']::text[], ARRAY[]::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator family', ARRAY['brin', NULL, 'snowflake_minmax_ops']::text[], ARRAY[]::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator class', ARRAY['brin', NULL, 'snowflake_minmax_ops']::text[], ARRAY[]::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_last_before']::text[], ARRAY['timestamptz']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_last_at_or_before']::text[], ARRAY['timestamptz']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_first_at_or_after']::text[], ARRAY['timestamptz']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_first_after']::text[], ARRAY['timestamptz']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_time_comparison_support']::text[], ARRAY['internal']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['snowflake', 'timestamptz']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['snowflake', 'timestamptz']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['snowflake', 'timestamptz']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['snowflake', 'timestamptz']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['timestamptz', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['timestamptz', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['timestamptz', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['timestamptz', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'timestamptz']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'timestamptz']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'timestamptz']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'timestamptz']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '<']::text[], ARRAY['timestamptz', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '<=']::text[], ARRAY['timestamptz', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '>']::text[], ARRAY['timestamptz', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('operator', ARRAY[NULL, '>=']::text[], ARRAY['timestamptz', 'snowflake']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_adopt']::text[], ARRAY['regclass', 'name', 'boolean', 'boolean']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_interval_ids']::text[], ARRAY['interval']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_date_bin']::text[], ARRAY['interval', 'timestamptz', 'timestamptz']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_public']::text[], ARRAY['bigint', 'bytea', 'text', 'boolean']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_public']::text[], ARRAY['bigint', 'text', 'boolean']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_from_public']::text[], ARRAY['text', 'bytea', 'text', 'boolean']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_from_public']::text[], ARRAY['text', 'text', 'boolean']::text[]);
+    PERFORM snowflake_id.snowflake_repair_refuse(found);
 END
 $repair$;
 
@@ -454,7 +458,7 @@ LANGUAGE C VOLATILE PARALLEL RESTRICTED;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_nextval']::text[], ARRAY[]::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_nextval']::text[], ARRAY[]::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_nextval() IS
 'Next Snowflake ID of this server: unique across servers with different node ids, strictly increasing on this server';
@@ -472,7 +476,7 @@ LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_nextval']::text[], ARRAY['integer']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_nextval']::text[], ARRAY['integer']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_nextval(integer) IS
 'A block of n IDs (1 to 1000000) taken in one atomic step: strictly increasing, and no other session gets an ID between the first and the last';
@@ -494,7 +498,7 @@ LANGUAGE C STABLE STRICT PARALLEL SAFE;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_decode']::text[], ARRAY['bigint']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_decode']::text[], ARRAY['bigint']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_decode(bigint) IS
 'Splits a Snowflake ID into its time, datacenter id, worker id and sequence, by this server''s layout';
@@ -515,7 +519,7 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_decode']::text[], ARRAY['bigint', 'text']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_decode']::text[], ARRAY['bigint', 'text']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_decode(bigint, text) IS
 'Splits an ID minted elsewhere by a preset layout (twitter, discord, instagram, sonyflake) or a spec such as ''time=41,datacenter=5,worker=5,sequence=12;epoch=1288834974657;unit=1ms''';
@@ -532,7 +536,7 @@ LANGUAGE C STABLE STRICT PARALLEL SAFE;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_timestamp']::text[], ARRAY['bigint']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_timestamp']::text[], ARRAY['bigint']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_timestamp(bigint) IS
 'The time (to the millisecond) carried by a Snowflake ID, by this server''s layout';
@@ -548,7 +552,7 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_timestamp']::text[], ARRAY['bigint', 'text']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_timestamp']::text[], ARRAY['bigint', 'text']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_timestamp(bigint, text) IS
 'The time carried by an ID minted elsewhere, by a preset layout or a spec (see snowflake_decode(bigint, text))';
@@ -565,7 +569,7 @@ LANGUAGE C STABLE STRICT PARALLEL SAFE;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_from_timestamp']::text[], ARRAY['timestamptz']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_from_timestamp']::text[], ARRAY['timestamptz']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_from_timestamp(timestamptz) IS
 'The smallest ID that can carry the given time: WHERE id >= snowflake_from_timestamp(t) selects every ID made at or after t';
@@ -585,7 +589,7 @@ LANGUAGE C VOLATILE PARALLEL UNSAFE;
 -- existed are the DBA's to keep.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_accept_layout']::text[], ARRAY[]::text[]) THEN
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_accept_layout']::text[], ARRAY[]::text[]) THEN
     REVOKE ALL ON FUNCTION snowflake_accept_layout() FROM PUBLIC;
 END IF;
 END
@@ -595,7 +599,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_accept_layout']::text[], ARRAY[]::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_accept_layout']::text[], ARRAY[]::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_accept_layout() IS
 'Superuser only: accept the configured layout and epoch after a change, continuing above every ID issued before; returns the bound new IDs start from';
@@ -615,7 +619,7 @@ LANGUAGE C STABLE STRICT PARALLEL SAFE;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_compose']::text[], ARRAY['timestamptz', 'integer', 'integer', 'integer']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_compose']::text[], ARRAY['timestamptz', 'integer', 'integer', 'integer']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_compose(timestamptz, integer, integer, integer) IS
 'The ID that snowflake_decode(id) splits into these fields, by this server''s layout; the time is truncated to the millisecond';
@@ -634,7 +638,7 @@ LANGUAGE C VOLATILE PARALLEL SAFE;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'objectid_generate']::text[], ARRAY[]::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'objectid_generate']::text[], ARRAY[]::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION objectid_generate() IS
 'A new MongoDB ObjectId as 24 lowercase hex digits: 4 bytes of seconds, 5 random bytes per process, a 3-byte counter';
@@ -651,7 +655,7 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'objectid_timestamp']::text[], ARRAY['text']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'objectid_timestamp']::text[], ARRAY['text']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION objectid_timestamp(text) IS
 'The creation time (to the second) carried by a MongoDB ObjectId given as 24 hex digits';
@@ -681,7 +685,7 @@ LANGUAGE C VOLATILE PARALLEL SAFE;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_status']::text[], ARRAY[]::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_status']::text[], ARRAY[]::text[],
        ARRAY['What the generator is doing: node, layout, last issued time, lead over the wall clock, reservation, and counters since the server started']::text[]) THEN
 COMMENT ON FUNCTION snowflake_status() IS
 'What the generator is doing: node, layout, last issued time, lead over the wall clock, reservation, counters since the server started, and the node id lease';
@@ -702,7 +706,7 @@ CREATE OR REPLACE VIEW snowflake_id.snowflake_status AS SELECT * FROM snowflake_
 -- existed are the DBA's to keep.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('view', ARRAY['snowflake_id', 'snowflake_status']::text[], ARRAY[]::text[]) THEN
+IF snowflake_id.snowflake_repair_sets('view', ARRAY['snowflake_id', 'snowflake_status']::text[], ARRAY[]::text[]) THEN
     GRANT SELECT ON snowflake_id.snowflake_status TO PUBLIC;
 END IF;
 END
@@ -712,7 +716,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('view', ARRAY['snowflake_id', 'snowflake_status']::text[], ARRAY[]::text[],
+IF snowflake_id.snowflake_repair_sets('view', ARRAY['snowflake_id', 'snowflake_status']::text[], ARRAY[]::text[],
        '{}'::text[]) THEN
 COMMENT ON VIEW snowflake_id.snowflake_status IS
 'One row: the generator''s node, layout, last issued time, lead over the wall clock, reservation, counters since the server started, and the node id lease';
@@ -758,7 +762,7 @@ CREATE TABLE IF NOT EXISTS snowflake_id.snowflake_registry_layout (
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('table', ARRAY['snowflake_id', 'snowflake_registry_layout']::text[], ARRAY[]::text[],
+IF snowflake_id.snowflake_repair_sets('table', ARRAY['snowflake_id', 'snowflake_registry_layout']::text[], ARRAY[]::text[],
        '{}'::text[]) THEN
 COMMENT ON TABLE snowflake_id.snowflake_registry_layout IS
 'Registry side: the layout and epoch of the cluster, as its first holder recorded them; every later acquisition must match them';
@@ -792,7 +796,7 @@ CREATE TABLE IF NOT EXISTS snowflake_id.snowflake_registry_lease (
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('table', ARRAY['snowflake_id', 'snowflake_registry_lease']::text[], ARRAY[]::text[],
+IF snowflake_id.snowflake_repair_sets('table', ARRAY['snowflake_id', 'snowflake_registry_lease']::text[], ARRAY[]::text[],
        '{}'::text[]) THEN
 COMMENT ON TABLE snowflake_id.snowflake_registry_lease IS
 'Registry side: one row per node id ever leased: its holder, fence, expiry, and the bound its IDs stay below (reserved_until_ms)';
@@ -827,7 +831,7 @@ $$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_registry_layout_text']::text[], ARRAY['integer', 'integer', 'integer', 'bigint']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_registry_layout_text']::text[], ARRAY['integer', 'integer', 'integer', 'bigint']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_registry_layout_text(integer, integer, integer, bigint) IS
 'A layout as snowflake_id''s messages write it';
@@ -849,7 +853,7 @@ $$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_registry_holder_text']::text[], ARRAY['text', 'integer', 'text', 'numeric']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_registry_holder_text']::text[], ARRAY['text', 'integer', 'text', 'numeric']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_registry_holder_text(text, integer, text, numeric) IS
 'A lease holder as snowflake_id''s messages name it';
@@ -902,7 +906,7 @@ $$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_registry_refuse_old_server']::text[], ARRAY['text']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_registry_refuse_old_server']::text[], ARRAY['text']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_registry_refuse_old_server(text) IS
 'Registry side: the refusal a server before 1.5 gets from the leasing functions it calls';
@@ -928,7 +932,7 @@ $$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_registry_acquire']::text[], ARRAY['integer', 'integer', 'bigint', 'numeric', 'bigint', 'text', 'integer', 'text', 'integer', 'integer', 'integer', 'integer', 'bigint', 'bigint', 'bigint', 'bigint']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_registry_acquire']::text[], ARRAY['integer', 'integer', 'bigint', 'numeric', 'bigint', 'text', 'integer', 'text', 'integer', 'integer', 'integer', 'integer', 'bigint', 'bigint', 'bigint', 'bigint']::text[],
        ARRAY['Registry side: lease a node id (a static one, or any free one for ''auto'') for one run of a server; returns the fence and the floor its IDs must start above']::text[]) THEN
 COMMENT ON FUNCTION snowflake_registry_acquire(integer, integer, bigint, numeric, bigint, text, integer, text, integer, integer, integer, integer, bigint, bigint, bigint, bigint) IS
 'Registry side, before 1.5: leased a node id; now refuses the server that calls it, which must be updated';
@@ -943,7 +947,7 @@ $repair$;
 -- existed are the DBA's to keep.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_registry_acquire']::text[], ARRAY['integer', 'integer', 'bigint', 'numeric', 'bigint', 'text', 'integer', 'text', 'integer', 'integer', 'integer', 'integer', 'bigint', 'bigint', 'bigint', 'bigint']::text[]) THEN
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_registry_acquire']::text[], ARRAY['integer', 'integer', 'bigint', 'numeric', 'bigint', 'text', 'integer', 'text', 'integer', 'integer', 'integer', 'integer', 'bigint', 'bigint', 'bigint', 'bigint']::text[]) THEN
     REVOKE ALL ON FUNCTION snowflake_registry_acquire(integer, integer, bigint, numeric, bigint, text, integer, text, integer, integer, integer, integer, bigint, bigint, bigint, bigint) FROM PUBLIC;
 END IF;
 END
@@ -964,7 +968,7 @@ $$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_registry_renew']::text[], ARRAY['integer', 'bigint', 'bigint', 'bigint', 'bigint']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_registry_renew']::text[], ARRAY['integer', 'bigint', 'bigint', 'bigint', 'bigint']::text[],
        ARRAY['Registry side: renew a lease held with this fence by this run of a server, recording the highest ID time it may issue before its next renewal']::text[]) THEN
 COMMENT ON FUNCTION snowflake_registry_renew(integer, bigint, bigint, bigint, bigint) IS
 'Registry side, before 1.5: renewed a lease; now refuses the server that calls it, which must be updated';
@@ -975,7 +979,7 @@ $repair$;
 -- existed are the DBA's to keep.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_registry_renew']::text[], ARRAY['integer', 'bigint', 'bigint', 'bigint', 'bigint']::text[]) THEN
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_registry_renew']::text[], ARRAY['integer', 'bigint', 'bigint', 'bigint', 'bigint']::text[]) THEN
     REVOKE ALL ON FUNCTION snowflake_registry_renew(integer, bigint, bigint, bigint, bigint) FROM PUBLIC;
 END IF;
 END
@@ -996,7 +1000,7 @@ $$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_registry_release']::text[], ARRAY['integer', 'bigint', 'bigint', 'bigint']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_registry_release']::text[], ARRAY['integer', 'bigint', 'bigint', 'bigint']::text[],
        ARRAY['Registry side: give a lease back at a clean stop, recording the exact final bound',
        'Registry side: give a lease back at a clean stop, recording the final bound']::text[]) THEN
 COMMENT ON FUNCTION snowflake_registry_release(integer, bigint, bigint, bigint) IS
@@ -1008,7 +1012,7 @@ $repair$;
 -- existed are the DBA's to keep.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_registry_release']::text[], ARRAY['integer', 'bigint', 'bigint', 'bigint']::text[]) THEN
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_registry_release']::text[], ARRAY['integer', 'bigint', 'bigint', 'bigint']::text[]) THEN
     REVOKE ALL ON FUNCTION snowflake_registry_release(integer, bigint, bigint, bigint) FROM PUBLIC;
 END IF;
 END
@@ -1032,7 +1036,7 @@ $$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_registry_switch']::text[], ARRAY['integer', 'bigint', 'bigint', 'bigint', 'numeric', 'text', 'integer', 'text', 'integer', 'bigint', 'bigint', 'bigint', 'bigint']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_registry_switch']::text[], ARRAY['integer', 'bigint', 'bigint', 'bigint', 'numeric', 'text', 'integer', 'text', 'integer', 'bigint', 'bigint', 'bigint', 'bigint']::text[],
        ARRAY['Registry side: give back a lease and lease another node id usable at the server''s clock, in one step (on_clock_step_back = ''switch_node'')']::text[]) THEN
 COMMENT ON FUNCTION snowflake_registry_switch(integer, bigint, bigint, bigint, numeric, text, integer, text, integer, bigint, bigint, bigint, bigint) IS
 'Registry side, before 1.5: switched a lease for another node id; now refuses the server that calls it, which must be updated';
@@ -1043,7 +1047,7 @@ $repair$;
 -- existed are the DBA's to keep.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_registry_switch']::text[], ARRAY['integer', 'bigint', 'bigint', 'bigint', 'numeric', 'text', 'integer', 'text', 'integer', 'bigint', 'bigint', 'bigint', 'bigint']::text[]) THEN
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_registry_switch']::text[], ARRAY['integer', 'bigint', 'bigint', 'bigint', 'numeric', 'text', 'integer', 'text', 'integer', 'bigint', 'bigint', 'bigint', 'bigint']::text[]) THEN
     REVOKE ALL ON FUNCTION snowflake_registry_switch(integer, bigint, bigint, bigint, numeric, text, integer, text, integer, bigint, bigint, bigint, bigint) FROM PUBLIC;
 END IF;
 END
@@ -1072,7 +1076,7 @@ FROM snowflake_id.snowflake_registry_lease l CROSS JOIN snowflake_id.snowflake_r
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('view', ARRAY['snowflake_id', 'snowflake_registry_leases']::text[], ARRAY[]::text[],
+IF snowflake_id.snowflake_repair_sets('view', ARRAY['snowflake_id', 'snowflake_registry_leases']::text[], ARRAY[]::text[],
        '{}'::text[]) THEN
 COMMENT ON VIEW snowflake_id.snowflake_registry_leases IS
 'Registry side: every node id lease, its holder, expiry and recorded bound';
@@ -1094,7 +1098,7 @@ DO $repair$
 BEGIN
     CREATE TYPE snowflake;
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('type', ARRAY[NULL, 'snowflake']::text[], ARRAY[]::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('type', ARRAY[NULL, 'snowflake']::text[], ARRAY[]::text[]);
 END
 $repair$;
 
@@ -1117,7 +1121,7 @@ BEGIN
         INTERNALLENGTH = 8, PASSEDBYVALUE, ALIGNMENT = double, STORAGE = plain
     );
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('type', ARRAY[NULL, 'snowflake']::text[], ARRAY[]::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('type', ARRAY[NULL, 'snowflake']::text[], ARRAY[]::text[]);
 END
 $repair$;
 
@@ -1125,7 +1129,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('type', ARRAY[NULL, 'snowflake']::text[], ARRAY[]::text[],
+IF snowflake_id.snowflake_repair_sets('type', ARRAY[NULL, 'snowflake']::text[], ARRAY[]::text[],
        '{}'::text[]) THEN
 COMMENT ON TYPE snowflake IS
 'A Snowflake ID: a non-negative bigint that JSON writes as a string';
@@ -1136,7 +1140,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_in']::text[], ARRAY['cstring']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_in']::text[], ARRAY['cstring']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_in(cstring) IS 'Text input of the snowflake type: decimal digits, no negative value';
 END IF;
@@ -1146,7 +1150,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_out']::text[], ARRAY['snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_out']::text[], ARRAY['snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_out(snowflake) IS 'Text output of the snowflake type: bigint''s';
 END IF;
@@ -1156,7 +1160,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_recv']::text[], ARRAY['internal']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_recv']::text[], ARRAY['internal']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_recv(internal) IS 'Binary input of the snowflake type: bigint''s, no negative value';
 END IF;
@@ -1166,7 +1170,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_send']::text[], ARRAY['snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_send']::text[], ARRAY['snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_send(snowflake) IS 'Binary output of the snowflake type: bigint''s';
 END IF;
@@ -1185,7 +1189,7 @@ DO $repair$
 BEGIN
     CREATE CAST (snowflake AS bigint) WITHOUT FUNCTION AS IMPLICIT;
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('cast', ARRAY['snowflake']::text[], ARRAY['bigint']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('cast', ARRAY['snowflake']::text[], ARRAY['bigint']::text[]);
 END
 $repair$;
 
@@ -1197,7 +1201,7 @@ DO $repair$
 BEGIN
     CREATE CAST (bigint AS snowflake) WITH FUNCTION snowflake(bigint) AS ASSIGNMENT;
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('cast', ARRAY['bigint']::text[], ARRAY['snowflake']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('cast', ARRAY['bigint']::text[], ARRAY['snowflake']::text[]);
 END
 $repair$;
 
@@ -1238,7 +1242,7 @@ BEGIN
     CREATE OPERATOR = (LEFTARG = snowflake, RIGHTARG = bigint, FUNCTION = snowflake_eq, COMMUTATOR = =,
                        NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '=']::text[], ARRAY['snowflake', 'bigint']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '=']::text[], ARRAY['snowflake', 'bigint']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -1248,7 +1252,7 @@ BEGIN
     CREATE OPERATOR <> (LEFTARG = snowflake, RIGHTARG = bigint, FUNCTION = snowflake_ne, COMMUTATOR = <>,
                         NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<>']::text[], ARRAY['snowflake', 'bigint']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '<>']::text[], ARRAY['snowflake', 'bigint']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -1258,7 +1262,7 @@ BEGIN
     CREATE OPERATOR < (LEFTARG = snowflake, RIGHTARG = bigint, FUNCTION = snowflake_lt, COMMUTATOR = >,
                        NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'bigint']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'bigint']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -1268,7 +1272,7 @@ BEGIN
     CREATE OPERATOR <= (LEFTARG = snowflake, RIGHTARG = bigint, FUNCTION = snowflake_le, COMMUTATOR = >=,
                         NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'bigint']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'bigint']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -1278,7 +1282,7 @@ BEGIN
     CREATE OPERATOR > (LEFTARG = snowflake, RIGHTARG = bigint, FUNCTION = snowflake_gt, COMMUTATOR = <,
                        NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'bigint']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'bigint']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -1288,7 +1292,7 @@ BEGIN
     CREATE OPERATOR >= (LEFTARG = snowflake, RIGHTARG = bigint, FUNCTION = snowflake_ge, COMMUTATOR = <=,
                         NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'bigint']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'bigint']::text[]);
 END
 $repair$;
 
@@ -1299,7 +1303,7 @@ BEGIN
     CREATE OPERATOR = (LEFTARG = bigint, RIGHTARG = snowflake, FUNCTION = snowflake_eq, COMMUTATOR = =,
                        NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '=']::text[], ARRAY['bigint', 'snowflake']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '=']::text[], ARRAY['bigint', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -1309,7 +1313,7 @@ BEGIN
     CREATE OPERATOR <> (LEFTARG = bigint, RIGHTARG = snowflake, FUNCTION = snowflake_ne, COMMUTATOR = <>,
                         NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<>']::text[], ARRAY['bigint', 'snowflake']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '<>']::text[], ARRAY['bigint', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -1319,7 +1323,7 @@ BEGIN
     CREATE OPERATOR < (LEFTARG = bigint, RIGHTARG = snowflake, FUNCTION = snowflake_lt, COMMUTATOR = >,
                        NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<']::text[], ARRAY['bigint', 'snowflake']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '<']::text[], ARRAY['bigint', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -1329,7 +1333,7 @@ BEGIN
     CREATE OPERATOR <= (LEFTARG = bigint, RIGHTARG = snowflake, FUNCTION = snowflake_le, COMMUTATOR = >=,
                         NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<=']::text[], ARRAY['bigint', 'snowflake']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '<=']::text[], ARRAY['bigint', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -1339,7 +1343,7 @@ BEGIN
     CREATE OPERATOR > (LEFTARG = bigint, RIGHTARG = snowflake, FUNCTION = snowflake_gt, COMMUTATOR = <,
                        NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '>']::text[], ARRAY['bigint', 'snowflake']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '>']::text[], ARRAY['bigint', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -1349,14 +1353,14 @@ BEGIN
     CREATE OPERATOR >= (LEFTARG = bigint, RIGHTARG = snowflake, FUNCTION = snowflake_ge, COMMUTATOR = <=,
                         NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '>=']::text[], ARRAY['bigint', 'snowflake']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '>=']::text[], ARRAY['bigint', 'snowflake']::text[]);
 END
 $repair$;
 -- Set where the repair created the object, where it has no comment, or
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['snowflake', 'bigint']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['snowflake', 'bigint']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_eq(snowflake, bigint) IS 'snowflake = bigint, by bigint''s int8eq';
 END IF;
@@ -1366,7 +1370,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['snowflake', 'bigint']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['snowflake', 'bigint']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_ne(snowflake, bigint) IS 'snowflake <> bigint, by bigint''s int8ne';
 END IF;
@@ -1376,7 +1380,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['snowflake', 'bigint']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['snowflake', 'bigint']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_lt(snowflake, bigint) IS 'snowflake < bigint, by bigint''s int8lt';
 END IF;
@@ -1386,7 +1390,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['snowflake', 'bigint']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['snowflake', 'bigint']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_le(snowflake, bigint) IS 'snowflake <= bigint, by bigint''s int8le';
 END IF;
@@ -1396,7 +1400,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['snowflake', 'bigint']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['snowflake', 'bigint']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_gt(snowflake, bigint) IS 'snowflake > bigint, by bigint''s int8gt';
 END IF;
@@ -1406,7 +1410,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['snowflake', 'bigint']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['snowflake', 'bigint']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_ge(snowflake, bigint) IS 'snowflake >= bigint, by bigint''s int8ge';
 END IF;
@@ -1416,7 +1420,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_cmp']::text[], ARRAY['snowflake', 'bigint']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_cmp']::text[], ARRAY['snowflake', 'bigint']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_cmp(snowflake, bigint) IS 'Comparison support for the btree family: snowflake against bigint, by bigint''s btint8cmp';
 END IF;
@@ -1426,7 +1430,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['bigint', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['bigint', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_eq(bigint, snowflake) IS 'bigint = snowflake, by bigint''s int8eq';
 END IF;
@@ -1436,7 +1440,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['bigint', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['bigint', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_ne(bigint, snowflake) IS 'bigint <> snowflake, by bigint''s int8ne';
 END IF;
@@ -1446,7 +1450,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['bigint', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['bigint', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_lt(bigint, snowflake) IS 'bigint < snowflake, by bigint''s int8lt';
 END IF;
@@ -1456,7 +1460,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['bigint', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['bigint', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_le(bigint, snowflake) IS 'bigint <= snowflake, by bigint''s int8le';
 END IF;
@@ -1466,7 +1470,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['bigint', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['bigint', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_gt(bigint, snowflake) IS 'bigint > snowflake, by bigint''s int8gt';
 END IF;
@@ -1476,7 +1480,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['bigint', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['bigint', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_ge(bigint, snowflake) IS 'bigint >= snowflake, by bigint''s int8ge';
 END IF;
@@ -1486,7 +1490,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_cmp']::text[], ARRAY['bigint', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_cmp']::text[], ARRAY['bigint', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_cmp(bigint, snowflake) IS 'Comparison support for the btree family: bigint against snowflake, by bigint''s btint8cmp';
 END IF;
@@ -1496,7 +1500,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake']::text[], ARRAY['bigint']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake']::text[], ARRAY['bigint']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake(bigint) IS 'The assignment cast from bigint: refuses a negative value';
 END IF;
@@ -1506,7 +1510,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('cast', ARRAY['snowflake']::text[], ARRAY['bigint']::text[],
+IF snowflake_id.snowflake_repair_sets('cast', ARRAY['snowflake']::text[], ARRAY['bigint']::text[],
        '{}'::text[]) THEN
 COMMENT ON CAST (snowflake AS bigint) IS
 'Implicit and binary: the same bits, so every function and operator that takes a bigint takes a snowflake';
@@ -1517,7 +1521,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('cast', ARRAY['bigint']::text[], ARRAY['snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('cast', ARRAY['bigint']::text[], ARRAY['snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON CAST (bigint AS snowflake) IS
 'On assignment, by snowflake(bigint): DEFAULT snowflake_nextval() and bigint values go into a snowflake column, a negative value is refused';
@@ -1528,7 +1532,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '=']::text[], ARRAY['snowflake', 'bigint']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '=']::text[], ARRAY['snowflake', 'bigint']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR = (snowflake, bigint) IS 'Equal, compared as bigints; an index on a snowflake column serves it';
 END IF;
@@ -1538,7 +1542,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<>']::text[], ARRAY['snowflake', 'bigint']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '<>']::text[], ARRAY['snowflake', 'bigint']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR <> (snowflake, bigint) IS 'Not equal, compared as bigints';
 END IF;
@@ -1548,7 +1552,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'bigint']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'bigint']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR < (snowflake, bigint) IS 'Less than, compared as bigints; an index on a snowflake column serves it';
 END IF;
@@ -1558,7 +1562,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'bigint']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'bigint']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR <= (snowflake, bigint) IS 'Less than or equal, compared as bigints; an index on a snowflake column serves it';
 END IF;
@@ -1568,7 +1572,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'bigint']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'bigint']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR > (snowflake, bigint) IS 'Greater than, compared as bigints; an index on a snowflake column serves it';
 END IF;
@@ -1578,7 +1582,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'bigint']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'bigint']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR >= (snowflake, bigint) IS 'Greater than or equal, compared as bigints; an index on a snowflake column serves it';
 END IF;
@@ -1588,7 +1592,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '=']::text[], ARRAY['bigint', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '=']::text[], ARRAY['bigint', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR = (bigint, snowflake) IS 'Equal, compared as bigints; an index on a snowflake column serves it';
 END IF;
@@ -1598,7 +1602,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<>']::text[], ARRAY['bigint', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '<>']::text[], ARRAY['bigint', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR <> (bigint, snowflake) IS 'Not equal, compared as bigints';
 END IF;
@@ -1608,7 +1612,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<']::text[], ARRAY['bigint', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '<']::text[], ARRAY['bigint', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR < (bigint, snowflake) IS 'Less than, compared as bigints; an index on a snowflake column serves it';
 END IF;
@@ -1618,7 +1622,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<=']::text[], ARRAY['bigint', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '<=']::text[], ARRAY['bigint', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR <= (bigint, snowflake) IS 'Less than or equal, compared as bigints; an index on a snowflake column serves it';
 END IF;
@@ -1628,7 +1632,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '>']::text[], ARRAY['bigint', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '>']::text[], ARRAY['bigint', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR > (bigint, snowflake) IS 'Greater than, compared as bigints; an index on a snowflake column serves it';
 END IF;
@@ -1638,7 +1642,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '>=']::text[], ARRAY['bigint', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '>=']::text[], ARRAY['bigint', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR >= (bigint, snowflake) IS 'Greater than or equal, compared as bigints; an index on a snowflake column serves it';
 END IF;
@@ -1654,7 +1658,7 @@ DO $repair$
 BEGIN
     CREATE CAST (integer AS snowflake) WITH FUNCTION snowflake(integer) AS ASSIGNMENT;
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('cast', ARRAY['integer']::text[], ARRAY['snowflake']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('cast', ARRAY['integer']::text[], ARRAY['snowflake']::text[]);
 END
 $repair$;
 
@@ -1697,7 +1701,7 @@ BEGIN
     CREATE OPERATOR = (LEFTARG = snowflake, RIGHTARG = integer, FUNCTION = snowflake_eq, COMMUTATOR = =,
                        NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '=']::text[], ARRAY['snowflake', 'integer']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '=']::text[], ARRAY['snowflake', 'integer']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -1707,7 +1711,7 @@ BEGIN
     CREATE OPERATOR <> (LEFTARG = snowflake, RIGHTARG = integer, FUNCTION = snowflake_ne, COMMUTATOR = <>,
                         NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<>']::text[], ARRAY['snowflake', 'integer']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '<>']::text[], ARRAY['snowflake', 'integer']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -1717,7 +1721,7 @@ BEGIN
     CREATE OPERATOR < (LEFTARG = snowflake, RIGHTARG = integer, FUNCTION = snowflake_lt, COMMUTATOR = >,
                        NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'integer']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'integer']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -1727,7 +1731,7 @@ BEGIN
     CREATE OPERATOR <= (LEFTARG = snowflake, RIGHTARG = integer, FUNCTION = snowflake_le, COMMUTATOR = >=,
                         NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'integer']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'integer']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -1737,7 +1741,7 @@ BEGIN
     CREATE OPERATOR > (LEFTARG = snowflake, RIGHTARG = integer, FUNCTION = snowflake_gt, COMMUTATOR = <,
                        NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'integer']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'integer']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -1747,7 +1751,7 @@ BEGIN
     CREATE OPERATOR >= (LEFTARG = snowflake, RIGHTARG = integer, FUNCTION = snowflake_ge, COMMUTATOR = <=,
                         NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'integer']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'integer']::text[]);
 END
 $repair$;
 
@@ -1758,7 +1762,7 @@ BEGIN
     CREATE OPERATOR = (LEFTARG = integer, RIGHTARG = snowflake, FUNCTION = snowflake_eq, COMMUTATOR = =,
                        NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '=']::text[], ARRAY['integer', 'snowflake']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '=']::text[], ARRAY['integer', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -1768,7 +1772,7 @@ BEGIN
     CREATE OPERATOR <> (LEFTARG = integer, RIGHTARG = snowflake, FUNCTION = snowflake_ne, COMMUTATOR = <>,
                         NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<>']::text[], ARRAY['integer', 'snowflake']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '<>']::text[], ARRAY['integer', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -1778,7 +1782,7 @@ BEGIN
     CREATE OPERATOR < (LEFTARG = integer, RIGHTARG = snowflake, FUNCTION = snowflake_lt, COMMUTATOR = >,
                        NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<']::text[], ARRAY['integer', 'snowflake']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '<']::text[], ARRAY['integer', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -1788,7 +1792,7 @@ BEGIN
     CREATE OPERATOR <= (LEFTARG = integer, RIGHTARG = snowflake, FUNCTION = snowflake_le, COMMUTATOR = >=,
                         NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<=']::text[], ARRAY['integer', 'snowflake']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '<=']::text[], ARRAY['integer', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -1798,7 +1802,7 @@ BEGIN
     CREATE OPERATOR > (LEFTARG = integer, RIGHTARG = snowflake, FUNCTION = snowflake_gt, COMMUTATOR = <,
                        NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '>']::text[], ARRAY['integer', 'snowflake']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '>']::text[], ARRAY['integer', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -1808,14 +1812,14 @@ BEGIN
     CREATE OPERATOR >= (LEFTARG = integer, RIGHTARG = snowflake, FUNCTION = snowflake_ge, COMMUTATOR = <=,
                         NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '>=']::text[], ARRAY['integer', 'snowflake']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '>=']::text[], ARRAY['integer', 'snowflake']::text[]);
 END
 $repair$;
 -- Set where the repair created the object, where it has no comment, or
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['snowflake', 'integer']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['snowflake', 'integer']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_eq(snowflake, integer) IS 'snowflake = integer, by bigint''s int84eq';
 END IF;
@@ -1825,7 +1829,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['snowflake', 'integer']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['snowflake', 'integer']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_ne(snowflake, integer) IS 'snowflake <> integer, by bigint''s int84ne';
 END IF;
@@ -1835,7 +1839,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['snowflake', 'integer']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['snowflake', 'integer']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_lt(snowflake, integer) IS 'snowflake < integer, by bigint''s int84lt';
 END IF;
@@ -1845,7 +1849,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['snowflake', 'integer']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['snowflake', 'integer']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_le(snowflake, integer) IS 'snowflake <= integer, by bigint''s int84le';
 END IF;
@@ -1855,7 +1859,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['snowflake', 'integer']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['snowflake', 'integer']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_gt(snowflake, integer) IS 'snowflake > integer, by bigint''s int84gt';
 END IF;
@@ -1865,7 +1869,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['snowflake', 'integer']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['snowflake', 'integer']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_ge(snowflake, integer) IS 'snowflake >= integer, by bigint''s int84ge';
 END IF;
@@ -1875,7 +1879,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_cmp']::text[], ARRAY['snowflake', 'integer']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_cmp']::text[], ARRAY['snowflake', 'integer']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_cmp(snowflake, integer) IS 'Comparison support for the btree family: snowflake against integer, by bigint''s btint84cmp';
 END IF;
@@ -1885,7 +1889,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['integer', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['integer', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_eq(integer, snowflake) IS 'integer = snowflake, by bigint''s int48eq';
 END IF;
@@ -1895,7 +1899,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['integer', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['integer', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_ne(integer, snowflake) IS 'integer <> snowflake, by bigint''s int48ne';
 END IF;
@@ -1905,7 +1909,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['integer', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['integer', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_lt(integer, snowflake) IS 'integer < snowflake, by bigint''s int48lt';
 END IF;
@@ -1915,7 +1919,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['integer', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['integer', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_le(integer, snowflake) IS 'integer <= snowflake, by bigint''s int48le';
 END IF;
@@ -1925,7 +1929,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['integer', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['integer', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_gt(integer, snowflake) IS 'integer > snowflake, by bigint''s int48gt';
 END IF;
@@ -1935,7 +1939,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['integer', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['integer', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_ge(integer, snowflake) IS 'integer >= snowflake, by bigint''s int48ge';
 END IF;
@@ -1945,7 +1949,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_cmp']::text[], ARRAY['integer', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_cmp']::text[], ARRAY['integer', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_cmp(integer, snowflake) IS 'Comparison support for the btree family: integer against snowflake, by bigint''s btint48cmp';
 END IF;
@@ -1955,7 +1959,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake']::text[], ARRAY['integer']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake']::text[], ARRAY['integer']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake(integer) IS 'The assignment cast from integer: refuses a negative value';
 END IF;
@@ -1965,7 +1969,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('cast', ARRAY['integer']::text[], ARRAY['snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('cast', ARRAY['integer']::text[], ARRAY['snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON CAST (integer AS snowflake) IS
 'On assignment, by snowflake(integer): INSERT ... VALUES (42) works, a negative value is refused';
@@ -1976,7 +1980,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '=']::text[], ARRAY['snowflake', 'integer']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '=']::text[], ARRAY['snowflake', 'integer']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR = (snowflake, integer) IS 'Equal, compared as bigints; an index on a snowflake column serves it';
 END IF;
@@ -1986,7 +1990,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<>']::text[], ARRAY['snowflake', 'integer']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '<>']::text[], ARRAY['snowflake', 'integer']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR <> (snowflake, integer) IS 'Not equal, compared as bigints';
 END IF;
@@ -1996,7 +2000,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'integer']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'integer']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR < (snowflake, integer) IS 'Less than, compared as bigints; an index on a snowflake column serves it';
 END IF;
@@ -2006,7 +2010,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'integer']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'integer']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR <= (snowflake, integer) IS 'Less than or equal, compared as bigints; an index on a snowflake column serves it';
 END IF;
@@ -2016,7 +2020,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'integer']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'integer']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR > (snowflake, integer) IS 'Greater than, compared as bigints; an index on a snowflake column serves it';
 END IF;
@@ -2026,7 +2030,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'integer']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'integer']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR >= (snowflake, integer) IS 'Greater than or equal, compared as bigints; an index on a snowflake column serves it';
 END IF;
@@ -2036,7 +2040,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '=']::text[], ARRAY['integer', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '=']::text[], ARRAY['integer', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR = (integer, snowflake) IS 'Equal, compared as bigints; an index on a snowflake column serves it';
 END IF;
@@ -2046,7 +2050,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<>']::text[], ARRAY['integer', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '<>']::text[], ARRAY['integer', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR <> (integer, snowflake) IS 'Not equal, compared as bigints';
 END IF;
@@ -2056,7 +2060,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<']::text[], ARRAY['integer', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '<']::text[], ARRAY['integer', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR < (integer, snowflake) IS 'Less than, compared as bigints; an index on a snowflake column serves it';
 END IF;
@@ -2066,7 +2070,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<=']::text[], ARRAY['integer', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '<=']::text[], ARRAY['integer', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR <= (integer, snowflake) IS 'Less than or equal, compared as bigints; an index on a snowflake column serves it';
 END IF;
@@ -2076,7 +2080,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '>']::text[], ARRAY['integer', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '>']::text[], ARRAY['integer', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR > (integer, snowflake) IS 'Greater than, compared as bigints; an index on a snowflake column serves it';
 END IF;
@@ -2086,7 +2090,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '>=']::text[], ARRAY['integer', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '>=']::text[], ARRAY['integer', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR >= (integer, snowflake) IS 'Greater than or equal, compared as bigints; an index on a snowflake column serves it';
 END IF;
@@ -2124,7 +2128,7 @@ BEGIN
     CREATE OPERATOR = (LEFTARG = snowflake, RIGHTARG = snowflake, FUNCTION = snowflake_eq, COMMUTATOR = =,
                        NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '=']::text[], ARRAY['snowflake', 'snowflake']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '=']::text[], ARRAY['snowflake', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -2134,7 +2138,7 @@ BEGIN
     CREATE OPERATOR <> (LEFTARG = snowflake, RIGHTARG = snowflake, FUNCTION = snowflake_ne, COMMUTATOR = <>,
                         NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<>']::text[], ARRAY['snowflake', 'snowflake']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '<>']::text[], ARRAY['snowflake', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -2144,7 +2148,7 @@ BEGIN
     CREATE OPERATOR < (LEFTARG = snowflake, RIGHTARG = snowflake, FUNCTION = snowflake_lt, COMMUTATOR = >,
                        NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'snowflake']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -2154,7 +2158,7 @@ BEGIN
     CREATE OPERATOR <= (LEFTARG = snowflake, RIGHTARG = snowflake, FUNCTION = snowflake_le, COMMUTATOR = >=,
                         NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'snowflake']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -2164,7 +2168,7 @@ BEGIN
     CREATE OPERATOR > (LEFTARG = snowflake, RIGHTARG = snowflake, FUNCTION = snowflake_gt, COMMUTATOR = <,
                        NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'snowflake']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -2174,7 +2178,7 @@ BEGIN
     CREATE OPERATOR >= (LEFTARG = snowflake, RIGHTARG = snowflake, FUNCTION = snowflake_ge, COMMUTATOR = <=,
                         NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'snowflake']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'snowflake']::text[]);
 END
 $repair$;
 
@@ -2182,7 +2186,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['snowflake', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['snowflake', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_eq(snowflake, snowflake) IS 'snowflake = snowflake, by bigint''s int8eq';
 END IF;
@@ -2192,7 +2196,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['snowflake', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['snowflake', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_ne(snowflake, snowflake) IS 'snowflake <> snowflake, by bigint''s int8ne';
 END IF;
@@ -2202,7 +2206,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['snowflake', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['snowflake', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_lt(snowflake, snowflake) IS 'snowflake < snowflake, by bigint''s int8lt';
 END IF;
@@ -2212,7 +2216,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['snowflake', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['snowflake', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_le(snowflake, snowflake) IS 'snowflake <= snowflake, by bigint''s int8le';
 END IF;
@@ -2222,7 +2226,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['snowflake', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['snowflake', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_gt(snowflake, snowflake) IS 'snowflake > snowflake, by bigint''s int8gt';
 END IF;
@@ -2232,7 +2236,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['snowflake', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['snowflake', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_ge(snowflake, snowflake) IS 'snowflake >= snowflake, by bigint''s int8ge';
 END IF;
@@ -2242,7 +2246,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_cmp']::text[], ARRAY['snowflake', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_cmp']::text[], ARRAY['snowflake', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_cmp(snowflake, snowflake) IS 'Comparison support for the btree family: snowflake against snowflake, by bigint''s btint8cmp';
 END IF;
@@ -2252,7 +2256,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_hash']::text[], ARRAY['snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_hash']::text[], ARRAY['snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_hash(snowflake) IS 'Hash support: bigint''s hashint8';
 END IF;
@@ -2262,7 +2266,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_hash_extended']::text[], ARRAY['snowflake', 'bigint']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_hash_extended']::text[], ARRAY['snowflake', 'bigint']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_hash_extended(snowflake, bigint) IS 'Hash support: bigint''s hashint8extended';
 END IF;
@@ -2272,7 +2276,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '=']::text[], ARRAY['snowflake', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '=']::text[], ARRAY['snowflake', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR = (snowflake, snowflake) IS 'Equal, compared as bigints; an index on a snowflake column serves it';
 END IF;
@@ -2282,7 +2286,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<>']::text[], ARRAY['snowflake', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '<>']::text[], ARRAY['snowflake', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR <> (snowflake, snowflake) IS 'Not equal, compared as bigints';
 END IF;
@@ -2292,7 +2296,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR < (snowflake, snowflake) IS 'Less than, compared as bigints; an index on a snowflake column serves it';
 END IF;
@@ -2302,7 +2306,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR <= (snowflake, snowflake) IS 'Less than or equal, compared as bigints; an index on a snowflake column serves it';
 END IF;
@@ -2312,7 +2316,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR > (snowflake, snowflake) IS 'Greater than, compared as bigints; an index on a snowflake column serves it';
 END IF;
@@ -2322,7 +2326,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR >= (snowflake, snowflake) IS 'Greater than or equal, compared as bigints; an index on a snowflake column serves it';
 END IF;
@@ -2349,7 +2353,7 @@ DO $repair$
 BEGIN
     CREATE CAST (numeric AS snowflake) WITH FUNCTION snowflake(numeric) AS ASSIGNMENT;
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('cast', ARRAY['numeric']::text[], ARRAY['snowflake']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('cast', ARRAY['numeric']::text[], ARRAY['snowflake']::text[]);
 END
 $repair$;
 CREATE OR REPLACE FUNCTION snowflake_numeric(snowflake) RETURNS numeric
@@ -2360,7 +2364,7 @@ DO $repair$
 BEGIN
     CREATE CAST (snowflake AS numeric) WITH FUNCTION snowflake_numeric(snowflake) AS ASSIGNMENT;
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('cast', ARRAY['snowflake']::text[], ARRAY['numeric']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('cast', ARRAY['snowflake']::text[], ARRAY['numeric']::text[]);
 END
 $repair$;
 
@@ -2396,7 +2400,7 @@ BEGIN
     CREATE OPERATOR = (LEFTARG = snowflake, RIGHTARG = numeric, FUNCTION = snowflake_eq, COMMUTATOR = =,
                        NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '=']::text[], ARRAY['snowflake', 'numeric']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '=']::text[], ARRAY['snowflake', 'numeric']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -2406,7 +2410,7 @@ BEGIN
     CREATE OPERATOR <> (LEFTARG = snowflake, RIGHTARG = numeric, FUNCTION = snowflake_ne, COMMUTATOR = <>,
                         NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<>']::text[], ARRAY['snowflake', 'numeric']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '<>']::text[], ARRAY['snowflake', 'numeric']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -2416,7 +2420,7 @@ BEGIN
     CREATE OPERATOR < (LEFTARG = snowflake, RIGHTARG = numeric, FUNCTION = snowflake_lt, COMMUTATOR = >,
                        NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'numeric']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'numeric']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -2426,7 +2430,7 @@ BEGIN
     CREATE OPERATOR <= (LEFTARG = snowflake, RIGHTARG = numeric, FUNCTION = snowflake_le, COMMUTATOR = >=,
                         NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'numeric']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'numeric']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -2436,7 +2440,7 @@ BEGIN
     CREATE OPERATOR > (LEFTARG = snowflake, RIGHTARG = numeric, FUNCTION = snowflake_gt, COMMUTATOR = <,
                        NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'numeric']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'numeric']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -2446,7 +2450,7 @@ BEGIN
     CREATE OPERATOR >= (LEFTARG = snowflake, RIGHTARG = numeric, FUNCTION = snowflake_ge, COMMUTATOR = <=,
                         NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'numeric']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'numeric']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -2456,7 +2460,7 @@ BEGIN
     CREATE OPERATOR = (LEFTARG = numeric, RIGHTARG = snowflake, FUNCTION = snowflake_eq, COMMUTATOR = =,
                        NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '=']::text[], ARRAY['numeric', 'snowflake']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '=']::text[], ARRAY['numeric', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -2466,7 +2470,7 @@ BEGIN
     CREATE OPERATOR <> (LEFTARG = numeric, RIGHTARG = snowflake, FUNCTION = snowflake_ne, COMMUTATOR = <>,
                         NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<>']::text[], ARRAY['numeric', 'snowflake']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '<>']::text[], ARRAY['numeric', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -2476,7 +2480,7 @@ BEGIN
     CREATE OPERATOR < (LEFTARG = numeric, RIGHTARG = snowflake, FUNCTION = snowflake_lt, COMMUTATOR = >,
                        NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<']::text[], ARRAY['numeric', 'snowflake']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '<']::text[], ARRAY['numeric', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -2486,7 +2490,7 @@ BEGIN
     CREATE OPERATOR <= (LEFTARG = numeric, RIGHTARG = snowflake, FUNCTION = snowflake_le, COMMUTATOR = >=,
                         NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<=']::text[], ARRAY['numeric', 'snowflake']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '<=']::text[], ARRAY['numeric', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -2496,7 +2500,7 @@ BEGIN
     CREATE OPERATOR > (LEFTARG = numeric, RIGHTARG = snowflake, FUNCTION = snowflake_gt, COMMUTATOR = <,
                        NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '>']::text[], ARRAY['numeric', 'snowflake']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '>']::text[], ARRAY['numeric', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -2506,7 +2510,7 @@ BEGIN
     CREATE OPERATOR >= (LEFTARG = numeric, RIGHTARG = snowflake, FUNCTION = snowflake_ge, COMMUTATOR = <=,
                         NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '>=']::text[], ARRAY['numeric', 'snowflake']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '>=']::text[], ARRAY['numeric', 'snowflake']::text[]);
 END
 $repair$;
 
@@ -2514,7 +2518,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake']::text[], ARRAY['numeric']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake']::text[], ARRAY['numeric']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake(numeric) IS 'The assignment cast from numeric: refuses a fraction, a negative value, NaN and infinity, rounds nothing';
 END IF;
@@ -2524,7 +2528,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_numeric']::text[], ARRAY['snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_numeric']::text[], ARRAY['snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_numeric(snowflake) IS 'The assignment cast to numeric: bigint''s int8_numeric';
 END IF;
@@ -2534,7 +2538,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['snowflake', 'numeric']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['snowflake', 'numeric']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_eq(snowflake, numeric) IS 'snowflake = numeric, compared in numeric as bigint = numeric';
 END IF;
@@ -2544,7 +2548,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['snowflake', 'numeric']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['snowflake', 'numeric']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_ne(snowflake, numeric) IS 'snowflake <> numeric, compared in numeric as bigint <> numeric';
 END IF;
@@ -2554,7 +2558,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['snowflake', 'numeric']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['snowflake', 'numeric']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_lt(snowflake, numeric) IS 'snowflake < numeric, compared in numeric as bigint < numeric';
 END IF;
@@ -2564,7 +2568,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['snowflake', 'numeric']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['snowflake', 'numeric']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_le(snowflake, numeric) IS 'snowflake <= numeric, compared in numeric as bigint <= numeric';
 END IF;
@@ -2574,7 +2578,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['snowflake', 'numeric']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['snowflake', 'numeric']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_gt(snowflake, numeric) IS 'snowflake > numeric, compared in numeric as bigint > numeric';
 END IF;
@@ -2584,7 +2588,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['snowflake', 'numeric']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['snowflake', 'numeric']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_ge(snowflake, numeric) IS 'snowflake >= numeric, compared in numeric as bigint >= numeric';
 END IF;
@@ -2594,7 +2598,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['numeric', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['numeric', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_eq(numeric, snowflake) IS 'numeric = snowflake, compared in numeric as numeric = bigint';
 END IF;
@@ -2604,7 +2608,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['numeric', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['numeric', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_ne(numeric, snowflake) IS 'numeric <> snowflake, compared in numeric as numeric <> bigint';
 END IF;
@@ -2614,7 +2618,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['numeric', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['numeric', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_lt(numeric, snowflake) IS 'numeric < snowflake, compared in numeric as numeric < bigint';
 END IF;
@@ -2624,7 +2628,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['numeric', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['numeric', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_le(numeric, snowflake) IS 'numeric <= snowflake, compared in numeric as numeric <= bigint';
 END IF;
@@ -2634,7 +2638,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['numeric', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['numeric', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_gt(numeric, snowflake) IS 'numeric > snowflake, compared in numeric as numeric > bigint';
 END IF;
@@ -2644,7 +2648,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['numeric', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['numeric', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_ge(numeric, snowflake) IS 'numeric >= snowflake, compared in numeric as numeric >= bigint';
 END IF;
@@ -2654,7 +2658,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('cast', ARRAY['numeric']::text[], ARRAY['snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('cast', ARRAY['numeric']::text[], ARRAY['snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON CAST (numeric AS snowflake) IS
 'On assignment, by snowflake(numeric): a driver''s Decimal goes into a snowflake column; a fraction, a negative value, NaN and infinity are refused, nothing is rounded';
@@ -2665,7 +2669,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('cast', ARRAY['snowflake']::text[], ARRAY['numeric']::text[],
+IF snowflake_id.snowflake_repair_sets('cast', ARRAY['snowflake']::text[], ARRAY['numeric']::text[],
        '{}'::text[]) THEN
 COMMENT ON CAST (snowflake AS numeric) IS
 'On assignment, by snowflake_numeric(snowflake): id::numeric; not implicit, which would make id + id and sum(id) ambiguous';
@@ -2676,7 +2680,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '=']::text[], ARRAY['snowflake', 'numeric']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '=']::text[], ARRAY['snowflake', 'numeric']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR = (snowflake, numeric) IS 'Equal, compared exactly in numeric (id = 5.5 is false); no index serves it, as none serves bigint = numeric';
 END IF;
@@ -2686,7 +2690,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<>']::text[], ARRAY['snowflake', 'numeric']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '<>']::text[], ARRAY['snowflake', 'numeric']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR <> (snowflake, numeric) IS 'Not equal, compared exactly in numeric';
 END IF;
@@ -2696,7 +2700,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'numeric']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'numeric']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR < (snowflake, numeric) IS 'Less than, compared exactly in numeric; no index serves it, as none serves bigint < numeric';
 END IF;
@@ -2706,7 +2710,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'numeric']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'numeric']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR <= (snowflake, numeric) IS 'Less than or equal, compared exactly in numeric; no index serves it, as none serves bigint <= numeric';
 END IF;
@@ -2716,7 +2720,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'numeric']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'numeric']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR > (snowflake, numeric) IS 'Greater than, compared exactly in numeric; no index serves it, as none serves bigint > numeric';
 END IF;
@@ -2726,7 +2730,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'numeric']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'numeric']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR >= (snowflake, numeric) IS 'Greater than or equal, compared exactly in numeric; no index serves it, as none serves bigint >= numeric';
 END IF;
@@ -2736,7 +2740,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '=']::text[], ARRAY['numeric', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '=']::text[], ARRAY['numeric', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR = (numeric, snowflake) IS 'Equal, compared exactly in numeric (id = 5.5 is false); no index serves it, as none serves bigint = numeric';
 END IF;
@@ -2746,7 +2750,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<>']::text[], ARRAY['numeric', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '<>']::text[], ARRAY['numeric', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR <> (numeric, snowflake) IS 'Not equal, compared exactly in numeric';
 END IF;
@@ -2756,7 +2760,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<']::text[], ARRAY['numeric', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '<']::text[], ARRAY['numeric', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR < (numeric, snowflake) IS 'Less than, compared exactly in numeric; no index serves it, as none serves bigint < numeric';
 END IF;
@@ -2766,7 +2770,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<=']::text[], ARRAY['numeric', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '<=']::text[], ARRAY['numeric', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR <= (numeric, snowflake) IS 'Less than or equal, compared exactly in numeric; no index serves it, as none serves bigint <= numeric';
 END IF;
@@ -2776,7 +2780,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '>']::text[], ARRAY['numeric', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '>']::text[], ARRAY['numeric', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR > (numeric, snowflake) IS 'Greater than, compared exactly in numeric; no index serves it, as none serves bigint > numeric';
 END IF;
@@ -2786,7 +2790,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '>=']::text[], ARRAY['numeric', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '>=']::text[], ARRAY['numeric', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR >= (numeric, snowflake) IS 'Greater than or equal, compared exactly in numeric; no index serves it, as none serves bigint >= numeric';
 END IF;
@@ -2806,7 +2810,7 @@ DO $repair$
 BEGIN
     CREATE CAST (smallint AS snowflake) WITH FUNCTION snowflake(smallint) AS ASSIGNMENT;
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('cast', ARRAY['smallint']::text[], ARRAY['snowflake']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('cast', ARRAY['smallint']::text[], ARRAY['snowflake']::text[]);
 END
 $repair$;
 
@@ -2846,7 +2850,7 @@ BEGIN
     CREATE OPERATOR = (LEFTARG = snowflake, RIGHTARG = smallint, FUNCTION = snowflake_eq, COMMUTATOR = =,
                        NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '=']::text[], ARRAY['snowflake', 'smallint']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '=']::text[], ARRAY['snowflake', 'smallint']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -2856,7 +2860,7 @@ BEGIN
     CREATE OPERATOR <> (LEFTARG = snowflake, RIGHTARG = smallint, FUNCTION = snowflake_ne, COMMUTATOR = <>,
                         NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<>']::text[], ARRAY['snowflake', 'smallint']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '<>']::text[], ARRAY['snowflake', 'smallint']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -2866,7 +2870,7 @@ BEGIN
     CREATE OPERATOR < (LEFTARG = snowflake, RIGHTARG = smallint, FUNCTION = snowflake_lt, COMMUTATOR = >,
                        NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'smallint']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'smallint']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -2876,7 +2880,7 @@ BEGIN
     CREATE OPERATOR <= (LEFTARG = snowflake, RIGHTARG = smallint, FUNCTION = snowflake_le, COMMUTATOR = >=,
                         NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'smallint']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'smallint']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -2886,7 +2890,7 @@ BEGIN
     CREATE OPERATOR > (LEFTARG = snowflake, RIGHTARG = smallint, FUNCTION = snowflake_gt, COMMUTATOR = <,
                        NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'smallint']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'smallint']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -2896,7 +2900,7 @@ BEGIN
     CREATE OPERATOR >= (LEFTARG = snowflake, RIGHTARG = smallint, FUNCTION = snowflake_ge, COMMUTATOR = <=,
                         NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'smallint']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'smallint']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -2906,7 +2910,7 @@ BEGIN
     CREATE OPERATOR = (LEFTARG = smallint, RIGHTARG = snowflake, FUNCTION = snowflake_eq, COMMUTATOR = =,
                        NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '=']::text[], ARRAY['smallint', 'snowflake']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '=']::text[], ARRAY['smallint', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -2916,7 +2920,7 @@ BEGIN
     CREATE OPERATOR <> (LEFTARG = smallint, RIGHTARG = snowflake, FUNCTION = snowflake_ne, COMMUTATOR = <>,
                         NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<>']::text[], ARRAY['smallint', 'snowflake']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '<>']::text[], ARRAY['smallint', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -2926,7 +2930,7 @@ BEGIN
     CREATE OPERATOR < (LEFTARG = smallint, RIGHTARG = snowflake, FUNCTION = snowflake_lt, COMMUTATOR = >,
                        NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<']::text[], ARRAY['smallint', 'snowflake']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '<']::text[], ARRAY['smallint', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -2936,7 +2940,7 @@ BEGIN
     CREATE OPERATOR <= (LEFTARG = smallint, RIGHTARG = snowflake, FUNCTION = snowflake_le, COMMUTATOR = >=,
                         NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<=']::text[], ARRAY['smallint', 'snowflake']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '<=']::text[], ARRAY['smallint', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -2946,7 +2950,7 @@ BEGIN
     CREATE OPERATOR > (LEFTARG = smallint, RIGHTARG = snowflake, FUNCTION = snowflake_gt, COMMUTATOR = <,
                        NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '>']::text[], ARRAY['smallint', 'snowflake']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '>']::text[], ARRAY['smallint', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -2956,7 +2960,7 @@ BEGIN
     CREATE OPERATOR >= (LEFTARG = smallint, RIGHTARG = snowflake, FUNCTION = snowflake_ge, COMMUTATOR = <=,
                         NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '>=']::text[], ARRAY['smallint', 'snowflake']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '>=']::text[], ARRAY['smallint', 'snowflake']::text[]);
 END
 $repair$;
 
@@ -2964,7 +2968,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake']::text[], ARRAY['smallint']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake']::text[], ARRAY['smallint']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake(smallint) IS 'The assignment cast from smallint: refuses a negative value';
 END IF;
@@ -2974,7 +2978,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['snowflake', 'smallint']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['snowflake', 'smallint']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_eq(snowflake, smallint) IS 'snowflake = smallint, by bigint''s int82eq';
 END IF;
@@ -2984,7 +2988,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['snowflake', 'smallint']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['snowflake', 'smallint']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_ne(snowflake, smallint) IS 'snowflake <> smallint, by bigint''s int82ne';
 END IF;
@@ -2994,7 +2998,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['snowflake', 'smallint']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['snowflake', 'smallint']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_lt(snowflake, smallint) IS 'snowflake < smallint, by bigint''s int82lt';
 END IF;
@@ -3004,7 +3008,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['snowflake', 'smallint']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['snowflake', 'smallint']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_le(snowflake, smallint) IS 'snowflake <= smallint, by bigint''s int82le';
 END IF;
@@ -3014,7 +3018,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['snowflake', 'smallint']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['snowflake', 'smallint']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_gt(snowflake, smallint) IS 'snowflake > smallint, by bigint''s int82gt';
 END IF;
@@ -3024,7 +3028,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['snowflake', 'smallint']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['snowflake', 'smallint']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_ge(snowflake, smallint) IS 'snowflake >= smallint, by bigint''s int82ge';
 END IF;
@@ -3034,7 +3038,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_cmp']::text[], ARRAY['snowflake', 'smallint']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_cmp']::text[], ARRAY['snowflake', 'smallint']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_cmp(snowflake, smallint) IS 'Comparison support for the btree family: snowflake against smallint, by bigint''s btint82cmp';
 END IF;
@@ -3044,7 +3048,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['smallint', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_eq']::text[], ARRAY['smallint', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_eq(smallint, snowflake) IS 'smallint = snowflake, by bigint''s int28eq';
 END IF;
@@ -3054,7 +3058,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['smallint', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ne']::text[], ARRAY['smallint', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_ne(smallint, snowflake) IS 'smallint <> snowflake, by bigint''s int28ne';
 END IF;
@@ -3064,7 +3068,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['smallint', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['smallint', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_lt(smallint, snowflake) IS 'smallint < snowflake, by bigint''s int28lt';
 END IF;
@@ -3074,7 +3078,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['smallint', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['smallint', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_le(smallint, snowflake) IS 'smallint <= snowflake, by bigint''s int28le';
 END IF;
@@ -3084,7 +3088,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['smallint', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['smallint', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_gt(smallint, snowflake) IS 'smallint > snowflake, by bigint''s int28gt';
 END IF;
@@ -3094,7 +3098,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['smallint', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['smallint', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_ge(smallint, snowflake) IS 'smallint >= snowflake, by bigint''s int28ge';
 END IF;
@@ -3104,7 +3108,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_cmp']::text[], ARRAY['smallint', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_cmp']::text[], ARRAY['smallint', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_cmp(smallint, snowflake) IS 'Comparison support for the btree family: smallint against snowflake, by bigint''s btint28cmp';
 END IF;
@@ -3114,7 +3118,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('cast', ARRAY['smallint']::text[], ARRAY['snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('cast', ARRAY['smallint']::text[], ARRAY['snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON CAST (smallint AS snowflake) IS
 'On assignment, by snowflake(smallint): a negative value is refused';
@@ -3125,7 +3129,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '=']::text[], ARRAY['snowflake', 'smallint']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '=']::text[], ARRAY['snowflake', 'smallint']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR = (snowflake, smallint) IS 'Equal, compared as bigints; an index on a snowflake column serves it';
 END IF;
@@ -3135,7 +3139,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<>']::text[], ARRAY['snowflake', 'smallint']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '<>']::text[], ARRAY['snowflake', 'smallint']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR <> (snowflake, smallint) IS 'Not equal, compared as bigints';
 END IF;
@@ -3145,7 +3149,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'smallint']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'smallint']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR < (snowflake, smallint) IS 'Less than, compared as bigints; an index on a snowflake column serves it';
 END IF;
@@ -3155,7 +3159,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'smallint']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'smallint']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR <= (snowflake, smallint) IS 'Less than or equal, compared as bigints; an index on a snowflake column serves it';
 END IF;
@@ -3165,7 +3169,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'smallint']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'smallint']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR > (snowflake, smallint) IS 'Greater than, compared as bigints; an index on a snowflake column serves it';
 END IF;
@@ -3175,7 +3179,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'smallint']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'smallint']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR >= (snowflake, smallint) IS 'Greater than or equal, compared as bigints; an index on a snowflake column serves it';
 END IF;
@@ -3185,7 +3189,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '=']::text[], ARRAY['smallint', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '=']::text[], ARRAY['smallint', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR = (smallint, snowflake) IS 'Equal, compared as bigints; an index on a snowflake column serves it';
 END IF;
@@ -3195,7 +3199,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<>']::text[], ARRAY['smallint', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '<>']::text[], ARRAY['smallint', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR <> (smallint, snowflake) IS 'Not equal, compared as bigints';
 END IF;
@@ -3205,7 +3209,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<']::text[], ARRAY['smallint', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '<']::text[], ARRAY['smallint', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR < (smallint, snowflake) IS 'Less than, compared as bigints; an index on a snowflake column serves it';
 END IF;
@@ -3215,7 +3219,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<=']::text[], ARRAY['smallint', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '<=']::text[], ARRAY['smallint', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR <= (smallint, snowflake) IS 'Less than or equal, compared as bigints; an index on a snowflake column serves it';
 END IF;
@@ -3225,7 +3229,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '>']::text[], ARRAY['smallint', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '>']::text[], ARRAY['smallint', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR > (smallint, snowflake) IS 'Greater than, compared as bigints; an index on a snowflake column serves it';
 END IF;
@@ -3235,7 +3239,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '>=']::text[], ARRAY['smallint', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '>=']::text[], ARRAY['smallint', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR >= (smallint, snowflake) IS 'Greater than or equal, compared as bigints; an index on a snowflake column serves it';
 END IF;
@@ -3255,7 +3259,7 @@ DO $repair$
 BEGIN
     CREATE OPERATOR FAMILY snowflake_ops USING btree;
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator family', ARRAY['btree', NULL, 'snowflake_ops']::text[], ARRAY[]::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator family', ARRAY['btree', NULL, 'snowflake_ops']::text[], ARRAY[]::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator class of the extension's is left as it
@@ -3269,7 +3273,7 @@ BEGIN
         FUNCTION 1 snowflake_cmp(snowflake, snowflake),
         FUNCTION 2 (snowflake, snowflake) btint8sortsupport(internal);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator class', ARRAY['btree', NULL, 'snowflake_ops']::text[], ARRAY[]::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator class', ARRAY['btree', NULL, 'snowflake_ops']::text[], ARRAY[]::text[]);
 END
 $repair$;
 -- Each member the family lacks, added; each one it holds, left.
@@ -3417,7 +3421,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator family', ARRAY['btree', NULL, 'snowflake_ops']::text[], ARRAY[]::text[],
+IF snowflake_id.snowflake_repair_sets('operator family', ARRAY['btree', NULL, 'snowflake_ops']::text[], ARRAY[]::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR FAMILY snowflake_ops USING btree IS
 'snowflake, bigint, integer and smallint in one order: keys, joins and partition pruning across the types, and a bigint foreign key to a snowflake key';
@@ -3428,7 +3432,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator class', ARRAY['btree', NULL, 'snowflake_ops']::text[], ARRAY[]::text[],
+IF snowflake_id.snowflake_repair_sets('operator class', ARRAY['btree', NULL, 'snowflake_ops']::text[], ARRAY[]::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR CLASS snowflake_ops USING btree IS
 'The snowflake type''s default btree class: primary keys, unique constraints, ORDER BY and merge joins, bigint''s order';
@@ -3443,7 +3447,7 @@ DO $repair$
 BEGIN
     CREATE OPERATOR FAMILY snowflake_hash_ops USING hash;
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator family', ARRAY['hash', NULL, 'snowflake_hash_ops']::text[], ARRAY[]::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator family', ARRAY['hash', NULL, 'snowflake_hash_ops']::text[], ARRAY[]::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator class of the extension's is left as it
@@ -3456,7 +3460,7 @@ BEGIN
         FUNCTION 1 snowflake_hash(snowflake),
         FUNCTION 2 snowflake_hash_extended(snowflake, bigint);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator class', ARRAY['hash', NULL, 'snowflake_hash_ops']::text[], ARRAY[]::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator class', ARRAY['hash', NULL, 'snowflake_hash_ops']::text[], ARRAY[]::text[]);
 END
 $repair$;
 -- Each member the family lacks, added; each one it holds, left.
@@ -3523,7 +3527,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator family', ARRAY['hash', NULL, 'snowflake_hash_ops']::text[], ARRAY[]::text[],
+IF snowflake_id.snowflake_repair_sets('operator family', ARRAY['hash', NULL, 'snowflake_hash_ops']::text[], ARRAY[]::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR FAMILY snowflake_hash_ops USING hash IS
 'snowflake, bigint, integer and smallint in one hash family: hash joins and hash aggregation across the types';
@@ -3534,7 +3538,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator class', ARRAY['hash', NULL, 'snowflake_hash_ops']::text[], ARRAY[]::text[],
+IF snowflake_id.snowflake_repair_sets('operator class', ARRAY['hash', NULL, 'snowflake_hash_ops']::text[], ARRAY[]::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR CLASS snowflake_hash_ops USING hash IS
 'The snowflake type''s default hash class: hash indexes, hash joins, GROUP BY and DISTINCT by hashing, bigint''s hash';
@@ -3550,7 +3554,7 @@ DO $repair$
 BEGIN
     CREATE OPERATOR FAMILY snowflake_minmax_ops USING brin;
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator family', ARRAY['brin', NULL, 'snowflake_minmax_ops']::text[], ARRAY[]::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator family', ARRAY['brin', NULL, 'snowflake_minmax_ops']::text[], ARRAY[]::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator class of the extension's is left as it
@@ -3567,7 +3571,7 @@ BEGIN
         FUNCTION 3 brin_minmax_consistent(internal, internal, internal),
         FUNCTION 4 brin_minmax_union(internal, internal, internal);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator class', ARRAY['brin', NULL, 'snowflake_minmax_ops']::text[], ARRAY[]::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator class', ARRAY['brin', NULL, 'snowflake_minmax_ops']::text[], ARRAY[]::text[]);
 END
 $repair$;
 -- Each member the family lacks, added; each one it holds, left.
@@ -3592,7 +3596,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator family', ARRAY['brin', NULL, 'snowflake_minmax_ops']::text[], ARRAY[]::text[],
+IF snowflake_id.snowflake_repair_sets('operator family', ARRAY['brin', NULL, 'snowflake_minmax_ops']::text[], ARRAY[]::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR FAMILY snowflake_minmax_ops USING brin IS
 'BRIN minmax for snowflake, also for comparisons with a bigint such as id >= snowflake_from_timestamp(t)';
@@ -3603,7 +3607,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator class', ARRAY['brin', NULL, 'snowflake_minmax_ops']::text[], ARRAY[]::text[],
+IF snowflake_id.snowflake_repair_sets('operator class', ARRAY['brin', NULL, 'snowflake_minmax_ops']::text[], ARRAY[]::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR CLASS snowflake_minmax_ops USING brin IS
 'The snowflake type''s default BRIN class: minmax summaries, small indexes for large append-only tables keyed by time-ordered IDs';
@@ -3627,7 +3631,7 @@ AS 'MODULE_PATHNAME', 'snowflake_last_before' LANGUAGE C STABLE STRICT PARALLEL 
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_last_before']::text[], ARRAY['timestamptz']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_last_before']::text[], ARRAY['timestamptz']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_last_before(timestamptz) IS
 'The largest ID minted before t: WHERE id <= snowflake_last_before(t) selects the IDs minted before t, id > it those minted at or after t (-1 when no ID is that early)';
@@ -3642,7 +3646,7 @@ AS 'MODULE_PATHNAME', 'snowflake_last_at_or_before' LANGUAGE C STABLE STRICT PAR
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_last_at_or_before']::text[], ARRAY['timestamptz']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_last_at_or_before']::text[], ARRAY['timestamptz']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_last_at_or_before(timestamptz) IS
 'The largest ID minted at or before t: WHERE id <= snowflake_last_at_or_before(t) selects the IDs minted at or before t, id > it those minted after t';
@@ -3657,7 +3661,7 @@ AS 'MODULE_PATHNAME', 'snowflake_first_at_or_after' LANGUAGE C STABLE STRICT PAR
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_first_at_or_after']::text[], ARRAY['timestamptz']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_first_at_or_after']::text[], ARRAY['timestamptz']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_first_at_or_after(timestamptz) IS
 'The smallest ID minted at or after t, a partition bound: snowflake_last_before(t) + 1, or 9223372036854775807 when no ID is that late';
@@ -3672,7 +3676,7 @@ AS 'MODULE_PATHNAME', 'snowflake_first_after' LANGUAGE C STABLE STRICT PARALLEL 
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_first_after']::text[], ARRAY['timestamptz']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_first_after']::text[], ARRAY['timestamptz']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_first_after(timestamptz) IS
 'The smallest ID minted after t: snowflake_last_at_or_before(t) + 1, or 9223372036854775807 when no ID is that late';
@@ -3723,7 +3727,7 @@ BEGIN
     CREATE OPERATOR < (LEFTARG = snowflake, RIGHTARG = timestamptz, FUNCTION = snowflake_lt,
                        COMMUTATOR = >, NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'timestamptz']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'timestamptz']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -3733,7 +3737,7 @@ BEGIN
     CREATE OPERATOR <= (LEFTARG = snowflake, RIGHTARG = timestamptz, FUNCTION = snowflake_le,
                         COMMUTATOR = >=, NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'timestamptz']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'timestamptz']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -3743,7 +3747,7 @@ BEGIN
     CREATE OPERATOR > (LEFTARG = snowflake, RIGHTARG = timestamptz, FUNCTION = snowflake_gt,
                        COMMUTATOR = <, NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'timestamptz']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'timestamptz']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -3753,7 +3757,7 @@ BEGIN
     CREATE OPERATOR >= (LEFTARG = snowflake, RIGHTARG = timestamptz, FUNCTION = snowflake_ge,
                         COMMUTATOR = <=, NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'timestamptz']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'timestamptz']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -3763,7 +3767,7 @@ BEGIN
     CREATE OPERATOR < (LEFTARG = timestamptz, RIGHTARG = snowflake, FUNCTION = snowflake_lt,
                        COMMUTATOR = >, NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<']::text[], ARRAY['timestamptz', 'snowflake']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '<']::text[], ARRAY['timestamptz', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -3773,7 +3777,7 @@ BEGIN
     CREATE OPERATOR <= (LEFTARG = timestamptz, RIGHTARG = snowflake, FUNCTION = snowflake_le,
                         COMMUTATOR = >=, NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '<=']::text[], ARRAY['timestamptz', 'snowflake']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '<=']::text[], ARRAY['timestamptz', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -3783,7 +3787,7 @@ BEGIN
     CREATE OPERATOR > (LEFTARG = timestamptz, RIGHTARG = snowflake, FUNCTION = snowflake_gt,
                        COMMUTATOR = <, NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '>']::text[], ARRAY['timestamptz', 'snowflake']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '>']::text[], ARRAY['timestamptz', 'snowflake']::text[]);
 END
 $repair$;
 -- Created if missing; an existing operator of the extension's is left as it
@@ -3793,7 +3797,7 @@ BEGIN
     CREATE OPERATOR >= (LEFTARG = timestamptz, RIGHTARG = snowflake, FUNCTION = snowflake_ge,
                         COMMUTATOR = <=, NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
 EXCEPTION WHEN duplicate_object OR duplicate_function THEN
-    PERFORM pg_temp.snowflake_repair_ours('operator', ARRAY[NULL, '>=']::text[], ARRAY['timestamptz', 'snowflake']::text[]);
+    PERFORM snowflake_id.snowflake_repair_ours('operator', ARRAY[NULL, '>=']::text[], ARRAY['timestamptz', 'snowflake']::text[]);
 END
 $repair$;
 
@@ -3801,7 +3805,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_time_comparison_support']::text[], ARRAY['internal']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_time_comparison_support']::text[], ARRAY['internal']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_time_comparison_support(internal) IS
 'Planner support of the comparisons of snowflake with timestamptz: turns id < t and the like into ID ranges (snowflake_last_before(t) and the like), which an index on the column serves and partition pruning uses';
@@ -3812,7 +3816,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['snowflake', 'timestamptz']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['snowflake', 'timestamptz']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_lt(snowflake, timestamptz) IS
 'snowflake < timestamptz: snowflake_timestamp(id) < t, exact to the microsecond; the planner turns it into id <= snowflake_last_before(t)';
@@ -3823,7 +3827,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['snowflake', 'timestamptz']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['snowflake', 'timestamptz']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_le(snowflake, timestamptz) IS
 'snowflake <= timestamptz: snowflake_timestamp(id) <= t, exact to the microsecond; the planner turns it into id <= snowflake_last_at_or_before(t)';
@@ -3834,7 +3838,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['snowflake', 'timestamptz']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['snowflake', 'timestamptz']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_gt(snowflake, timestamptz) IS
 'snowflake > timestamptz: snowflake_timestamp(id) > t, exact to the microsecond; the planner turns it into id >= snowflake_first_after(t)';
@@ -3845,7 +3849,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['snowflake', 'timestamptz']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['snowflake', 'timestamptz']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_ge(snowflake, timestamptz) IS
 'snowflake >= timestamptz: snowflake_timestamp(id) >= t, exact to the microsecond; the planner turns it into id >= snowflake_first_at_or_after(t)';
@@ -3856,7 +3860,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['timestamptz', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_lt']::text[], ARRAY['timestamptz', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_lt(timestamptz, snowflake) IS
 'timestamptz < snowflake: t < snowflake_timestamp(id), exact to the microsecond; the planner turns it into id >= snowflake_first_after(t)';
@@ -3867,7 +3871,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['timestamptz', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_le']::text[], ARRAY['timestamptz', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_le(timestamptz, snowflake) IS
 'timestamptz <= snowflake: t <= snowflake_timestamp(id), exact to the microsecond; the planner turns it into id >= snowflake_first_at_or_after(t)';
@@ -3878,7 +3882,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['timestamptz', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_gt']::text[], ARRAY['timestamptz', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_gt(timestamptz, snowflake) IS
 'timestamptz > snowflake: t > snowflake_timestamp(id), exact to the microsecond; the planner turns it into id <= snowflake_last_before(t)';
@@ -3889,7 +3893,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['timestamptz', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_ge']::text[], ARRAY['timestamptz', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_ge(timestamptz, snowflake) IS
 'timestamptz >= snowflake: t >= snowflake_timestamp(id), exact to the microsecond; the planner turns it into id <= snowflake_last_at_or_before(t)';
@@ -3900,7 +3904,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'timestamptz']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '<']::text[], ARRAY['snowflake', 'timestamptz']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR < (snowflake, timestamptz) IS
 'id < t: the ID was minted before the time (its millisecond starts before t); an index on the column serves it, and partitions by ID are pruned';
@@ -3911,7 +3915,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'timestamptz']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '<=']::text[], ARRAY['snowflake', 'timestamptz']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR <= (snowflake, timestamptz) IS
 'id <= t: the ID was minted at or before the time (its millisecond starts at or before t); an index on the column serves it, and partitions by ID are pruned';
@@ -3922,7 +3926,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'timestamptz']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '>']::text[], ARRAY['snowflake', 'timestamptz']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR > (snowflake, timestamptz) IS
 'id > t: the ID was minted after the time (its millisecond starts after t); an index on the column serves it, and partitions by ID are pruned';
@@ -3933,7 +3937,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'timestamptz']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '>=']::text[], ARRAY['snowflake', 'timestamptz']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR >= (snowflake, timestamptz) IS
 'id >= t: the ID was minted at or after the time (its millisecond starts at or after t); an index on the column serves it, and partitions by ID are pruned';
@@ -3944,7 +3948,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<']::text[], ARRAY['timestamptz', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '<']::text[], ARRAY['timestamptz', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR < (timestamptz, snowflake) IS
 't < id: the ID was minted after the time, as id > t; an index on the column serves it, and partitions by ID are pruned';
@@ -3955,7 +3959,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '<=']::text[], ARRAY['timestamptz', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '<=']::text[], ARRAY['timestamptz', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR <= (timestamptz, snowflake) IS
 't <= id: the ID was minted at or after the time, as id >= t; an index on the column serves it, and partitions by ID are pruned';
@@ -3966,7 +3970,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '>']::text[], ARRAY['timestamptz', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '>']::text[], ARRAY['timestamptz', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR > (timestamptz, snowflake) IS
 't > id: the ID was minted before the time, as id < t; an index on the column serves it, and partitions by ID are pruned';
@@ -3977,7 +3981,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('operator', ARRAY[NULL, '>=']::text[], ARRAY['timestamptz', 'snowflake']::text[],
+IF snowflake_id.snowflake_repair_sets('operator', ARRAY[NULL, '>=']::text[], ARRAY['timestamptz', 'snowflake']::text[],
        '{}'::text[]) THEN
 COMMENT ON OPERATOR >= (timestamptz, snowflake) IS
 't >= id: the ID was minted at or before the time, as id <= t; an index on the column serves it, and partitions by ID are pruned';
@@ -4403,7 +4407,7 @@ $$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_adopt']::text[], ARRAY['regclass', 'name', 'boolean', 'boolean']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_adopt']::text[], ARRAY['regclass', 'name', 'boolean', 'boolean']::text[],
        ARRAY['Switches a bigint column filled by a sequence, an identity or the application to DEFAULT snowflake_nextval(), refusing values the generator could issue; to_snowflake converts the column to the snowflake type, drop_sequence drops the old sequence']::text[]) THEN
 COMMENT ON FUNCTION snowflake_adopt(regclass, name, boolean, boolean) IS
 'Switches a bigint column filled by a sequence, an identity or the application to DEFAULT snowflake_nextval(), refusing values the generator could issue and check constraints that reject new IDs; to_snowflake converts the column, also one adopted before, to the snowflake type, drop_sequence drops the old sequence';
@@ -4457,7 +4461,7 @@ END $$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_interval_ids']::text[], ARRAY['interval']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_interval_ids']::text[], ARRAY['interval']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_interval_ids(interval) IS
 'How many IDs a fixed-length interval of time spans, by this server''s layout: pg_partman''s p_interval for a bigint key';
@@ -4504,7 +4508,7 @@ END $$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_date_bin']::text[], ARRAY['interval', 'timestamptz', 'timestamptz']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_date_bin']::text[], ARRAY['interval', 'timestamptz', 'timestamptz']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_date_bin(interval, timestamptz, timestamptz) IS
 'date_bin() in IDs: the first ID bound of the bin of stride (counted from origin, by default midnight UTC) that holds source; pg_partman''s p_start_partition for a bigint key';
@@ -4536,7 +4540,7 @@ LANGUAGE C STABLE STRICT PARALLEL SAFE;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_public']::text[], ARRAY['bigint', 'bytea', 'text', 'boolean']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_public']::text[], ARRAY['bigint', 'bytea', 'text', 'boolean']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_public(bigint, bytea, text, boolean) IS
 'The public form of an ID under a 16-byte key: 13 symbols of Crockford''s base32 that hide its time, node and count, after prefix and "_" if given, and a check symbol if asked for; not authentication';
@@ -4547,7 +4551,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_public']::text[], ARRAY['bigint', 'text', 'boolean']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_public']::text[], ARRAY['bigint', 'text', 'boolean']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_public(bigint, text, boolean) IS
 'snowflake_public(id, key, ...) with the key in snowflake_id.public_key';
@@ -4571,7 +4575,7 @@ LANGUAGE C STABLE STRICT PARALLEL SAFE;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_from_public']::text[], ARRAY['text', 'bytea', 'text', 'boolean']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_from_public']::text[], ARRAY['text', 'bytea', 'text', 'boolean']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_from_public(text, bytea, text, boolean) IS
 'The ID of a public form, for the key, prefix and check_symbol it was made with; takes lower case, I and L for 1, O for 0, hyphens';
@@ -4582,7 +4586,7 @@ $repair$;
 -- one an earlier version gave it; a comment of the DBA's is kept.
 DO $repair$
 BEGIN
-IF pg_temp.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_from_public']::text[], ARRAY['text', 'text', 'boolean']::text[],
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_from_public']::text[], ARRAY['text', 'text', 'boolean']::text[],
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_from_public(text, text, boolean) IS
 'snowflake_from_public(public_id, key, ...) with the key in snowflake_id.public_key';
@@ -4590,9 +4594,9 @@ END IF;
 END
 $repair$;
 
-DROP FUNCTION pg_temp.snowflake_repair_ours(text, text[], text[]);
-DROP FUNCTION pg_temp.snowflake_repair_foreign(text, text[], text[]);
-DROP FUNCTION pg_temp.snowflake_repair_refuse(text[]);
-DROP FUNCTION pg_temp.snowflake_repair_sets(text, text[], text[], text[]);
-DROP FUNCTION pg_temp.snowflake_repair_address(text, text[], text[]);
-DROP TABLE pg_temp.snowflake_repair_existed;
+DROP FUNCTION snowflake_id.snowflake_repair_ours(text, text[], text[]);
+DROP FUNCTION snowflake_id.snowflake_repair_foreign(text, text[], text[]);
+DROP FUNCTION snowflake_id.snowflake_repair_refuse(text[]);
+DROP FUNCTION snowflake_id.snowflake_repair_sets(text, text[], text[], text[]);
+DROP FUNCTION snowflake_id.snowflake_repair_address(text, text[], text[]);
+DROP TABLE snowflake_id.snowflake_repair_existed;

@@ -26,7 +26,11 @@
 
 -- For this script only (dropped at its end): the extension's members as
 -- they were before it ran. An object not among them was created by it.
-CREATE TABLE pg_temp.snowflake_repair_existed AS
+-- This table and the helper functions below live in the schema
+-- snowflake_id, not in pg_temp: Citus runs this update on its workers in a
+-- prepared transaction, which PostgreSQL refuses to PREPARE once it has
+-- touched a temporary object (tests/server/citus.sh updates a cluster).
+CREATE TABLE snowflake_id.snowflake_repair_existed AS
 SELECT d.classid, d.objid
 FROM pg_catalog.pg_depend d
 JOIN pg_catalog.pg_extension e ON e.oid OPERATOR(pg_catalog.=) d.refobjid
@@ -46,7 +50,7 @@ BEGIN
     FOR helper IN
         SELECT p.oid
         FROM pg_catalog.pg_proc p
-        JOIN pg_temp.snowflake_repair_existed x
+        JOIN snowflake_id.snowflake_repair_existed x
           ON x.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass
          AND x.objid OPERATOR(pg_catalog.=) p.oid
         WHERE p.oid OPERATOR(pg_catalog.=) ANY (ARRAY[
@@ -66,7 +70,7 @@ $repair$;
 -- extension's schema (pg_extension.extnamespace: @extschema@ in a literal
 -- would be the schema's name quoted as an identifier); NULLs where there
 -- is no such object.
-CREATE FUNCTION pg_temp.snowflake_repair_address(object_type text, object_names text[],
+CREATE FUNCTION snowflake_id.snowflake_repair_address(object_type text, object_names text[],
                                                  object_args text[],
                                                  OUT class_id oid, OUT object_id oid)
 LANGUAGE plpgsql AS $$
@@ -91,14 +95,14 @@ $$;
 -- The description of an object the repair would create that exists and is
 -- not the extension's (a shell named as such: a commutator or negator
 -- that an operator made outside the extension left); none otherwise.
-CREATE FUNCTION pg_temp.snowflake_repair_foreign(object_type text, object_names text[],
+CREATE FUNCTION snowflake_id.snowflake_repair_foreign(object_type text, object_names text[],
                                                  object_args text[])
 RETURNS text[] LANGUAGE plpgsql AS $$
 DECLARE
-    found record := pg_temp.snowflake_repair_address(object_type, object_names, object_args);
+    found record := snowflake_id.snowflake_repair_address(object_type, object_names, object_args);
 BEGIN
     IF found.object_id IS NULL
-       OR EXISTS (SELECT FROM pg_temp.snowflake_repair_existed x
+       OR EXISTS (SELECT FROM snowflake_id.snowflake_repair_existed x
                   WHERE x.classid OPERATOR(pg_catalog.=) found.class_id
                     AND x.objid OPERATOR(pg_catalog.=) found.object_id) THEN
         RETURN '{}';
@@ -118,7 +122,7 @@ $$;
 
 -- One ERROR for all of them: a DBA who drops one at a time would meet the
 -- next one update after update.
-CREATE FUNCTION pg_temp.snowflake_repair_refuse(foreign_objects text[])
+CREATE FUNCTION snowflake_id.snowflake_repair_refuse(foreign_objects text[])
 RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
     IF pg_catalog.cardinality(foreign_objects) OPERATOR(pg_catalog.>) 0 THEN
@@ -143,15 +147,15 @@ $$;
 -- created it; for a comment (earlier_comments not NULL) also where the
 -- object has none, or one of earlier_comments, which earlier versions of
 -- the extension gave it.
-CREATE FUNCTION pg_temp.snowflake_repair_sets(object_type text, object_names text[],
+CREATE FUNCTION snowflake_id.snowflake_repair_sets(object_type text, object_names text[],
                                               object_args text[],
                                               earlier_comments text[] DEFAULT NULL)
 RETURNS boolean LANGUAGE plpgsql AS $$
 DECLARE
-    found record := pg_temp.snowflake_repair_address(object_type, object_names, object_args);
+    found record := snowflake_id.snowflake_repair_address(object_type, object_names, object_args);
     current_comment text;
 BEGIN
-    IF NOT EXISTS (SELECT FROM pg_temp.snowflake_repair_existed x
+    IF NOT EXISTS (SELECT FROM snowflake_id.snowflake_repair_existed x
                    WHERE x.classid OPERATOR(pg_catalog.=) found.class_id
                      AND x.objid OPERATOR(pg_catalog.=) found.object_id) THEN
         RETURN true;
@@ -170,11 +174,11 @@ $$;
 -- An object it would create that exists already must be the extension's
 -- (the check after this prologue refused any other), and is then left as
 -- it is.
-CREATE FUNCTION pg_temp.snowflake_repair_ours(object_type text, object_names text[],
+CREATE FUNCTION snowflake_id.snowflake_repair_ours(object_type text, object_names text[],
                                               object_args text[])
 RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
-    found record := pg_temp.snowflake_repair_address(object_type, object_names, object_args);
+    found record := snowflake_id.snowflake_repair_address(object_type, object_names, object_args);
 BEGIN
     IF NOT EXISTS (SELECT FROM pg_catalog.pg_depend d
                    JOIN pg_catalog.pg_extension e ON e.oid OPERATOR(pg_catalog.=) d.refobjid
@@ -182,7 +186,7 @@ BEGIN
                      AND d.objid OPERATOR(pg_catalog.=) found.object_id
                      AND d.deptype OPERATOR(pg_catalog.=) 'e'
                      AND e.extname OPERATOR(pg_catalog.=) 'snowflake_id') THEN
-        PERFORM pg_temp.snowflake_repair_refuse(ARRAY[coalesce(
+        PERFORM snowflake_id.snowflake_repair_refuse(ARRAY[coalesce(
             pg_catalog.pg_describe_object(found.class_id, found.object_id, 0),
             pg_catalog.array_to_string(object_names, '.'))]);
     END IF;
