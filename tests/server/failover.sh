@@ -42,7 +42,10 @@ sf_make_sync primary standby1
 sf_log "ok: the standby streams from the primary as its synchronous standby"
 
 # The load: two clients stream IDs into files (psql writes what it received,
-# also when the connection breaks).
+# also when the connection breaks), made here so that the poll below can
+# count their lines before a client's shell has opened its own.
+: >"$SF_WORK/old.1"
+: >"$SF_WORK/old.2"
 sf_stream_ids primary "$SF_WORK/old.1" 2000000 2>"$SF_WORK/old.1.err" &
 client1=$!
 sf_stream_ids primary "$SF_WORK/old.2" 2000000 2>"$SF_WORK/old.2.err" &
