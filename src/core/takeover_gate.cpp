@@ -22,6 +22,11 @@ int64_t TakeoverGate::closed_until(int64_t now_unix_ms) {
     return 0;
 }
 
+bool TakeoverGate::open_if(int64_t resume_unix_ms) {
+    return resume_unix_ms != 0 &&
+           resume_unix_ms_.compare_exchange_strong(resume_unix_ms, 0, std::memory_order_acq_rel);
+}
+
 GateResult wait_at_gate(TakeoverGate &gate, Clock clock, Sleeper sleeper, int64_t max_wait_ms,
                         WaitBudget *budget) {
     GateResult result;

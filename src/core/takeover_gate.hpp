@@ -26,6 +26,9 @@ class TakeoverGate {
     // The time IDs resume for a clock reading of now_unix_ms, or 0 if the
     // gate is open at it (and then opens it for every later reader).
     int64_t closed_until(int64_t now_unix_ms);
+    // Opens the gate if it is still closed until resume_unix_ms (the
+    // setting turned to 'lead' while it was closed); true if it did.
+    bool open_if(int64_t resume_unix_ms);
     // The time the gate is closed until, as last set, without opening it.
     int64_t peek() const { return resume_unix_ms_.load(std::memory_order_acquire); }
 

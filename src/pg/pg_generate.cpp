@@ -1,6 +1,7 @@
 // snowflake_nextval() and snowflake_nextval(n): the generator's SQL face.
 #include <ctime>
 
+#include "core/epoch.hpp"
 #include "core/state_record.hpp"
 #include "pg_shared.hpp"
 
@@ -385,7 +386,7 @@ struct IssuedIds {
 // call (cleared when it asks): a call that switched and is still behind
 // fails.
 bool issue_ids(const snowflake::GeneratorParams &params, int64_t count, const CallLease &lease,
-               bool *may_switch, IssuedIds *ids) {
+               bool *may_switch, snowflake::WaitBudget *budget, IssuedIds *ids) {
     // The usual case first: one attempt at the current clock reading. Every
     // other outcome (wait, reserve, fail) goes through the core's issue().
     const snowflake::Attempt first = snowflake::try_issue(
@@ -399,14 +400,13 @@ bool issue_ids(const snowflake::GeneratorParams &params, int64_t count, const Ca
         return true;
     }
     snowflake::Error err;
-    snowflake::WaitBudget budget;
     bool waited = false;
     bool ran_out = first.sequence_ran_out;
     for (;;) {
         const snowflake::IssueResult r =
             snowflake::issue(sf_shared->floor, params,
                              snowflake::Clock{generator_clock, nullptr, &sf_shared->clock_watch},
-                             snowflake::Sleeper{sleep_until, nullptr}, &budget, &err,
+                             snowflake::Sleeper{sleep_until, nullptr}, budget, &err,
                              &sf_shared->reservation, count);
         ran_out = ran_out || r.sequence_ran_out;
         if (r.waited && !waited) {
@@ -457,20 +457,77 @@ void sf_raise_lease_bound_reached(uint64_t) {
 
 namespace {
 
+// snowflake_id.takeover = 'wait' and the lease's floor ahead of the clock.
+[[noreturn]] void raise_takeover_wait(const snowflake::GateResult &r, int64_t node,
+                                      const snowflake::WaitBudget &budget) {
+    char resume_text[40];
+    snowflake::format_utc(r.resume_unix_ms, resume_text, sizeof resume_text);
+    sf_count(&StatusCounters::errors);
+    ereport(ERROR,
+            (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+             errmsg("snowflake_id issues no IDs until %s, the floor of the lease of node id %lld",
+                    resume_text, static_cast<long long>(node)),
+             errdetail("The lease was taken from another holder, whose IDs may reach that time, "
+                       "%lld ms past this server's clock. With snowflake_id.takeover = 'wait' no "
+                       "ID carries a time ahead of the clock for it; this call waited %lld ms of "
+                       "snowflake_id.max_wait = %d ms.",
+                       static_cast<long long>(r.behind_ms),
+                       static_cast<long long>(budget.waited_us / 1000), sf_max_wait_ms),
+             errhint("IDs resume by themselves at %s. snowflake_id.takeover = 'lead' (then a "
+                     "reload) issues at once instead, ahead of the wall clock; see "
+                     "docs/many-servers.md, \"Takeovers without the lead\".",
+                     resume_text)));
+    pg_unreachable();
+}
+
+// snowflake_id.takeover = 'wait': no ID before the clock reaches the floor
+// of a lease taken from another holder (pg_resume.cpp closes the gate).
+// One load while it is open.
+void wait_at_takeover_gate(const CallLease &lease, snowflake::WaitBudget *budget) {
+    snowflake::TakeoverGate &gate = sf_shared->takeover_gate;
+    if (gate.peek() == 0) {
+        return;
+    }
+    if (sf_takeover == kTakeoverLead && sf_lead_from_takeover_gate()) {
+        return;
+    }
+    bool counted = budget->waited_us > 0;
+    for (;;) {
+        const snowflake::GateResult r = snowflake::wait_at_gate(
+            gate, snowflake::Clock{generator_clock, nullptr, &sf_shared->clock_watch},
+            snowflake::Sleeper{sleep_until, nullptr}, sf_max_wait_ms, budget);
+        if (!counted && budget->waited_us > 0) {
+            counted = true;
+            sf_count(&StatusCounters::waits);
+        }
+        if (r.status == snowflake::GateStatus::open) {
+            return;
+        }
+        if (r.status == snowflake::GateStatus::closed) {
+            raise_takeover_wait(r, lease.node, *budget);
+        }
+        // Cancel and statement_timeout raise here, outside any core frame.
+        CHECK_FOR_INTERRUPTS();
+    }
+}
+
 // Issues `count` IDs under the lease in force, starting over when it
 // changes under the call (a switch of node id, a lost lease).
 // A block (snowflake_nextval(n)) has its size checked, whatever it is.
 IssuedIds issue_under_lease(int64_t count, bool block) {
     bool may_switch = true;
+    // One max_wait for the whole call: the gate's wait and the generator's.
+    snowflake::WaitBudget budget;
     for (;;) {
         const CallLease lease = check_can_issue();
+        wait_at_takeover_gate(lease, &budget);
         const snowflake::GeneratorParams &params = generator_params(lease.node);
         snowflake::Error err;
         if (block && !snowflake::check_block(params, count, &err)) {
             raise_counted(err);
         }
         IssuedIds ids;
-        if (issue_ids(params, count, lease, &may_switch, &ids)) {
+        if (issue_ids(params, count, lease, &may_switch, &budget, &ids)) {
             return ids;
         }
     }

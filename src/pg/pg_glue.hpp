@@ -85,6 +85,12 @@ extern int sf_on_clock_step_back;
 // of its own holds a lease (docs/many-servers.md, "Failover and split brain").
 enum OnReplaced { kOnReplacedRefuse = 0, kOnReplacedLeaseAnother = 1 };
 extern int sf_on_replaced;
+// snowflake_id.takeover: what a server does with a node id lease whose floor
+// (another holder's recorded bound) lies ahead of its clock: run ahead of
+// the clock from it ('lead'), or issue nothing until the clock reaches it
+// ('wait'; docs/many-servers.md, "Takeovers without the lead").
+enum Takeover { kTakeoverLead = 0, kTakeoverWait = 1 };
+extern int sf_takeover;
 
 // Whether a registry of node ids is configured.
 bool sf_registry_configured();
@@ -163,7 +169,13 @@ void sf_install_shmem_hooks();
 void sf_resume(bool after_recovery);
 // Raises the generator's floor to a lease's floor (ms since 1970): the
 // catch-up clock takes over if it lies ahead of the clock.
+// With snowflake_id.takeover = 'wait' it closes the takeover gate there
+// instead.
 void sf_resume_at_lease_floor(int64_t floor_unix_ms, int64_t node);
+// snowflake_id.takeover turned to 'lead' while the gate is closed: the
+// catch-up clock runs from the gate's time, and the gate opens. True if
+// this call opened it.
+bool sf_lead_from_takeover_gate();
 // The recorded and the configured layout, for messages.
 struct LayoutTexts {
     char stored[160];

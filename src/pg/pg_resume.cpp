@@ -113,6 +113,28 @@ void log_refusal(const SharedState *s, Refusal refusal) {
                               "SELECT snowflake_accept_layout();")));
 }
 
+// Under `lock`: the catch-up clock runs from a lease's floor at resume_unix_ms
+// ('lead').
+void run_ahead_from_lease_locked(int64_t resume_unix_ms) {
+    SharedState *s = sf_shared;
+    // The catch-up clock starts at the floor even when this process's clock
+    // reads past it: the backends' readings end it (at once if they are past
+    // it too), so a clock read here alone cannot leave them without it.
+    // (libfaketime in the tests can leave this worker on the real clock.)
+    // A catch-up still running is compared by its own time, not by this
+    // process's clock: raised to the floor if it lies below, never moved
+    // back. (Compared by this process's clock, a catch-up left from the
+    // start below the new floor stayed, and backends whose clock was behind
+    // this worker's raised "the wall clock is N ms behind" under it: the
+    // flaky registry_failover_on_redis.)
+    if (!s->catch_up.running() ||
+        resume_unix_ms >
+            s->catch_up.now(std::numeric_limits<int64_t>::min(), sf_monotonic_ns(), false)) {
+        s->catch_up.start(resume_unix_ms, sf_monotonic_ns());
+        s->catch_up_from_lease = true;
+    }
+}
+
 }  // namespace
 
 void sf_resume_at_lease_floor(int64_t floor_unix_ms, int64_t node) {
@@ -137,22 +159,24 @@ void sf_resume_at_lease_floor(int64_t floor_unix_ms, int64_t node) {
     // lead is normal here, and no WARNING is due.
     const snowflake::ResumePlan plan =
         snowflake::plan_resume(layout, floor_id, now, std::numeric_limits<int64_t>::max());
-    // The catch-up clock starts at the floor even when this process's clock
-    // reads past it: the backends' readings end it (at once if they are past
-    // it too), so a clock read here alone cannot leave them without it.
-    // (libfaketime in the tests can leave this worker on the real clock.)
-    // A catch-up still running is compared by its own time, not by this
-    // process's clock: raised to the floor if it lies below, never moved
-    // back. (Compared by this process's clock, a catch-up left from the
-    // start below the new floor stayed, and backends whose clock was behind
-    // this worker's raised "the wall clock is N ms behind" under it: the
-    // flaky registry_failover_on_redis.)
-    if (!s->catch_up.running() ||
-        plan.resume_unix_ms >
-            s->catch_up.now(std::numeric_limits<int64_t>::min(), sf_monotonic_ns(), false)) {
-        s->catch_up.start(plan.resume_unix_ms, sf_monotonic_ns());
-        s->catch_up_from_lease = true;
+    if (sf_takeover == kTakeoverWait) {
+        // No lead: every call waits at the gate until its clock reaches the
+        // floor. Closed whatever this process's clock reads, for the reason
+        // the catch-up clock below is started so: the backends' readings
+        // open it.
+        s->takeover_gate.close_until(plan.resume_unix_ms);
+        LWLockRelease(s->lock);
+        char wait_text[40];
+        snowflake::format_utc(plan.resume_unix_ms, wait_text, sizeof wait_text);
+        ereport(LOG, (errmsg("snowflake_id: IDs resume at %s, above every ID the previous holder "
+                             "of node id %lld can have issued (%lld ms ahead of the wall clock); "
+                             "with snowflake_id.takeover = 'wait' none is issued before the "
+                             "clock reaches it",
+                             wait_text, static_cast<long long>(node),
+                             static_cast<long long>(std::max<int64_t>(plan.lead_ms, 0)))));
+        return;
     }
+    run_ahead_from_lease_locked(plan.resume_unix_ms);
     LWLockRelease(s->lock);
     char resume_text[40];
     snowflake::format_utc(plan.resume_unix_ms, resume_text, sizeof resume_text);
@@ -160,6 +184,27 @@ void sf_resume_at_lease_floor(int64_t floor_unix_ms, int64_t node) {
                          "holder of node id %lld can have issued (%lld ms ahead of the wall clock)",
                          resume_text, static_cast<long long>(node),
                          static_cast<long long>(std::max<int64_t>(plan.lead_ms, 0)))));
+}
+
+bool sf_lead_from_takeover_gate() {
+    SharedState *s = sf_shared;
+    LWLockAcquire(s->lock, LW_EXCLUSIVE);
+    const int64_t resume_unix_ms = s->takeover_gate.peek();
+    // The catch-up clock first: a call that finds the gate open must find
+    // the generator's clock at the floor, or the wall clock behind it fails.
+    if (resume_unix_ms != 0) {
+        run_ahead_from_lease_locked(resume_unix_ms);
+    }
+    const bool opened = resume_unix_ms != 0 && s->takeover_gate.open_if(resume_unix_ms);
+    LWLockRelease(s->lock);
+    if (opened) {
+        char resume_text[40];
+        snowflake::format_utc(resume_unix_ms, resume_text, sizeof resume_text);
+        ereport(LOG, (errmsg("snowflake_id: snowflake_id.takeover = 'lead' now: the generator "
+                             "resumes at %s, ahead of the wall clock, instead of waiting for it",
+                             resume_text)));
+    }
+    return opened;
 }
 
 // Its numbers are two %X of 8 digits at most and `covers`.

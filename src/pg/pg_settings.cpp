@@ -35,6 +35,7 @@ char *sf_registry = nullptr;
 char *sf_public_key = nullptr;
 int sf_on_clock_step_back = kStepBackError;
 int sf_on_replaced = kOnReplacedRefuse;
+int sf_takeover = kTakeoverLead;
 
 snowflake::Layout sf_layout;
 bool sf_layout_ok = true;
@@ -110,6 +111,12 @@ const struct config_enum_entry kOnReplacedOptions[] = {
     {nullptr, 0, false},
 };
 
+const struct config_enum_entry kTakeoverOptions[] = {
+    {"lead", kTakeoverLead, false},
+    {"wait", kTakeoverWait, false},
+    {nullptr, 0, false},
+};
+
 // Setting names are case-insensitive in PostgreSQL.
 bool is_our_setting(const char *name) {
     for (const IntSetting &s : kIntSettings) {
@@ -119,7 +126,8 @@ bool is_our_setting(const char *name) {
     }
     return pg_strcasecmp(name, "epoch") == 0 || pg_strcasecmp(name, "registry") == 0 ||
            pg_strcasecmp(name, "on_clock_step_back") == 0 ||
-           pg_strcasecmp(name, "on_replaced") == 0 || pg_strcasecmp(name, "public_key") == 0;
+           pg_strcasecmp(name, "on_replaced") == 0 || pg_strcasecmp(name, "takeover") == 0 ||
+           pg_strcasecmp(name, "public_key") == 0;
 }
 
 // PostgreSQL itself only warns about an unknown name under a reserved prefix
@@ -140,7 +148,7 @@ bool check_unknown_names(snowflake::Error *err) {
                 err,
                 "snowflake_id's settings are worker_id, datacenter_id, worker_bits, "
                 "datacenter_bits, sequence_bits, epoch, max_clock_drift, max_wait, "
-                "registry, lease_ttl, on_clock_step_back, on_replaced and public_key.");
+                "registry, lease_ttl, on_clock_step_back, on_replaced, takeover and public_key.");
             return false;
         }
     }
@@ -300,7 +308,8 @@ bool read_all(int values[kIntSettingCount], snowflake::Layout *layout, snowflake
     // Enums PostgreSQL would reject at start with only a WARNING, keeping
     // the default: refuse them here like every other bad value.
     if (!enum_known("on_clock_step_back", kStepBackOptions, "error, switch_node", err) ||
-        !enum_known("on_replaced", kOnReplacedOptions, "refuse, lease_another", err)) {
+        !enum_known("on_replaced", kOnReplacedOptions, "refuse, lease_another", err) ||
+        !enum_known("takeover", kTakeoverOptions, "lead, wait", err)) {
         return false;
     }
     // A Redis URL the registry worker could not use, likewise (its check
@@ -506,6 +515,13 @@ void define_settings() {
                              "(lease another node id and go on).",
                              nullptr, &sf_on_replaced, kOnReplacedRefuse, kOnReplacedOptions,
                              PGC_SIGHUP, 0, nullptr, nullptr, nullptr);
+    DefineCustomEnumVariable("snowflake_id.takeover",
+                             "What a server does with a node id lease whose floor (another "
+                             "holder's recorded bound) lies ahead of its clock: lead (issue at "
+                             "once, ahead of the clock, on a catch-up clock), or wait (issue "
+                             "nothing until the clock reaches the floor).",
+                             nullptr, &sf_takeover, kTakeoverLead, kTakeoverOptions, PGC_SIGHUP,
+                             0, nullptr, nullptr, nullptr);
     DefineCustomStringVariable(
         "snowflake_id.epoch", "Instant from which ID timestamps count, ISO-8601 or ms since 1970.",
         nullptr, &sf_epoch_text, kDefaultEpoch, PGC_POSTMASTER, 0, check_epoch, nullptr, nullptr);

@@ -28,6 +28,7 @@
 #include "core/generator.hpp"
 #include "core/registry.hpp"
 #include "core/resume.hpp"
+#include "core/takeover_gate.hpp"
 #include "core/state_record.hpp"
 #include "pg_glue.hpp"
 
@@ -140,6 +141,10 @@ struct SharedState {
     // The catch-up clock (src/core/resume.hpp): started and stopped under
     // `lock`, read and ended by every backend (src/core/catch_up_state.hpp).
     snowflake::SharedCatchUp catch_up;
+    // snowflake_id.takeover = 'wait': closed by the registry worker at a
+    // grant whose floor lies ahead of the clock (pg_resume.cpp), instead of
+    // the catch-up clock; read by every call before the generator runs.
+    snowflake::TakeoverGate takeover_gate;
 
     // The wall-clock readings of every backend (pg_generate.cpp): the steps
     // back snowflake_status counts, and what tells the generator a clock

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <new>
 
+#include "core/epoch.hpp"
 #include "pg_shared.hpp"
 // After the core headers (src/core/pure_cpp.hpp).
 #include "pg_compat.hpp"
@@ -303,11 +304,24 @@ extern "C" Datum snowflake_status(PG_FUNCTION_ARGS) {
     values[kLeaseRenewals] = Int64GetDatum(static_cast<int64_t>(lease.renewals.load()));
     values[kLeaseFailures] = Int64GetDatum(static_cast<int64_t>(lease.failures.load()));
     values[kLeaseSwitches] = Int64GetDatum(static_cast<int64_t>(lease.switches.load()));
+    // snowflake_id.takeover = 'wait': the lease is held, and no ID is issued
+    // before the clock reaches its floor (pg_generate.cpp).
+    const int64_t gate_unix_ms = sf_shared->takeover_gate.peek();
+    const char *gate_text = nullptr;
+    if (registry && !standby && !overdue && gate_unix_ms > clock) {
+        char resume_text[40];
+        snowflake::format_utc(gate_unix_ms, resume_text, sizeof resume_text);
+        gate_text = psprintf("no IDs until %s, %lld ms from now: the floor of the lease, taken "
+                             "from another holder, lies ahead of the clock "
+                             "(snowflake_id.takeover = 'wait')",
+                             resume_text, static_cast<long long>(gate_unix_ms - clock));
+    }
     if (registry) {
         values[kRegistry] = CStringGetTextDatum(sf_describe_registry());
         LWLockAcquire(sf_shared->lock, LW_SHARED);
         values[kLeaseMessage] = CStringGetTextDatum(
-            before_worker && standby
+            gate_text != nullptr ? gate_text
+            : before_worker && standby
                 ? "a standby takes no node id lease: it asks the registry for one once promoted"
             : !overdue || lease.message[0] != '\0' ? lease.message
             : past_deadline

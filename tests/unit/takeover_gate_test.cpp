@@ -117,6 +117,19 @@ TEST(TakeoverGate, ClosesOnlyFurtherAhead) {
     EXPECT_EQ(gate.peek(), 0);
 }
 
+// 'lead' set while closed: opened for the time it was closed until, not
+// for an earlier one.
+TEST(TakeoverGate, OpenIfOpensOnlyTheGateItNames) {
+    TakeoverGate gate;
+    EXPECT_FALSE(gate.open_if(0));
+    gate.close_until(5000);
+    EXPECT_FALSE(gate.open_if(4000));
+    EXPECT_EQ(gate.peek(), 5000);
+    EXPECT_TRUE(gate.open_if(5000));
+    EXPECT_EQ(gate.peek(), 0);
+    EXPECT_FALSE(gate.open_if(5000));
+}
+
 // Once opened, a clock set back does not close it again: the generator's
 // own rules (max_clock_drift, on_clock_step_back) take that case.
 TEST(TakeoverGate, OpenedStaysOpenForAClockSetBack) {
