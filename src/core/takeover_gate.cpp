@@ -4,8 +4,8 @@ namespace snowflake {
 
 void TakeoverGate::close_until(int64_t resume_unix_ms) {
     int64_t seen = resume_unix_ms_.load(std::memory_order_relaxed);
-    while (seen < resume_unix_ms &&
-           !resume_unix_ms_.compare_exchange_weak(seen, resume_unix_ms, std::memory_order_acq_rel)) {
+    while (seen < resume_unix_ms && !resume_unix_ms_.compare_exchange_weak(
+                                        seen, resume_unix_ms, std::memory_order_acq_rel)) {
     }
 }
 

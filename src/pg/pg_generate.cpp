@@ -403,11 +403,10 @@ bool issue_ids(const snowflake::GeneratorParams &params, int64_t count, const Ca
     bool waited = false;
     bool ran_out = first.sequence_ran_out;
     for (;;) {
-        const snowflake::IssueResult r =
-            snowflake::issue(sf_shared->floor, params,
-                             snowflake::Clock{generator_clock, nullptr, &sf_shared->clock_watch},
-                             snowflake::Sleeper{sleep_until, nullptr}, budget, &err,
-                             &sf_shared->reservation, count);
+        const snowflake::IssueResult r = snowflake::issue(
+            sf_shared->floor, params,
+            snowflake::Clock{generator_clock, nullptr, &sf_shared->clock_watch},
+            snowflake::Sleeper{sleep_until, nullptr}, budget, &err, &sf_shared->reservation, count);
         ran_out = ran_out || r.sequence_ran_out;
         if (r.waited && !waited) {
             // Counted at once: the call may yet be cancelled.

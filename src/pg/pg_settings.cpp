@@ -520,8 +520,8 @@ void define_settings() {
                              "holder's recorded bound) lies ahead of its clock: lead (issue at "
                              "once, ahead of the clock, on a catch-up clock), or wait (issue "
                              "nothing until the clock reaches the floor).",
-                             nullptr, &sf_takeover, kTakeoverLead, kTakeoverOptions, PGC_SIGHUP,
-                             0, nullptr, nullptr, nullptr);
+                             nullptr, &sf_takeover, kTakeoverLead, kTakeoverOptions, PGC_SIGHUP, 0,
+                             nullptr, nullptr, nullptr);
     DefineCustomStringVariable(
         "snowflake_id.epoch", "Instant from which ID timestamps count, ISO-8601 or ms since 1970.",
         nullptr, &sf_epoch_text, kDefaultEpoch, PGC_POSTMASTER, 0, check_epoch, nullptr, nullptr);

@@ -311,10 +311,11 @@ extern "C" Datum snowflake_status(PG_FUNCTION_ARGS) {
     if (registry && !standby && !overdue && gate_unix_ms > clock) {
         char resume_text[40];
         snowflake::format_utc(gate_unix_ms, resume_text, sizeof resume_text);
-        gate_text = psprintf("no IDs until %s, %lld ms from now: the floor of the lease, taken "
-                             "from another holder, lies ahead of the clock "
-                             "(snowflake_id.takeover = 'wait')",
-                             resume_text, static_cast<long long>(gate_unix_ms - clock));
+        gate_text = psprintf(
+            "no IDs until %s, %lld ms from now: the floor of the lease, taken "
+            "from another holder, lies ahead of the clock "
+            "(snowflake_id.takeover = 'wait')",
+            resume_text, static_cast<long long>(gate_unix_ms - clock));
     }
     if (registry) {
         values[kRegistry] = CStringGetTextDatum(sf_describe_registry());
