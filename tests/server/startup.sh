@@ -97,6 +97,9 @@ expect_refused "unknown on_clock_step_back" \
 expect_refused "unknown on_replaced" \
     'invalid value for parameter "snowflake_id.on_replaced": "continue"' \
     "snowflake_id.worker_id = 1" "snowflake_id.on_replaced = 'continue'"
+expect_refused "unknown takeover" \
+    'invalid value for parameter "snowflake_id.takeover": "later"' \
+    "snowflake_id.worker_id = 1" "snowflake_id.takeover = 'later'"
 
 # A layout that ends in less than 5 years: 39 timestamp bits (about 17.4 years)
 # from an epoch 15 years ago.
