@@ -281,7 +281,14 @@ void sf_resume(bool after_recovery) {
     const bool lead_from_lease = s->floor_lead_from_lease;
     // Started with standby.signal and still replaying: a hot standby.
     const bool standby = !after_recovery && access(STANDBY_SIGNAL_FILE, F_OK) == 0;
-    if (plan.catch_up) {
+    // snowflake_id.takeover = 'wait' holds for a lease's lead that a record
+    // carried across a restart or a promotion as it does at the grant.
+    const bool wait_for_lease = plan.catch_up && lead_from_lease && sf_takeover == kTakeoverWait;
+    if (wait_for_lease) {
+        s->catch_up.stop();
+        s->catch_up_from_lease = false;
+        s->takeover_gate.close_until(plan.resume_unix_ms);
+    } else if (plan.catch_up) {
         s->catch_up.start(plan.resume_unix_ms, sf_monotonic_ns());
         s->catch_up_from_lease = lead_from_lease;
     } else {
@@ -292,4 +299,9 @@ void sf_resume(bool after_recovery) {
     s->refusal.store(static_cast<int>(refusal), std::memory_order_release);
     LWLockRelease(s->lock);
     log_resume(plan, now, exact, lead_from_lease, after_recovery, standby);
+    if (wait_for_lease && !standby) {
+        ereport(LOG, (errmsg("snowflake_id: with snowflake_id.takeover = 'wait' no ID is issued "
+                             "before the clock reaches that point, which a node id lease taken "
+                             "over put ahead of it")));
+    }
 }

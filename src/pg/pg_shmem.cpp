@@ -323,9 +323,12 @@ void save_exact_floor(int, Datum) {
         record.fence = s->lease.fence.load();
         record.lease_held = true;
     }
+    // The takeover gate still closed (takeover = 'wait'): the floor lies
+    // ahead for the same reason, and the next run waits for it again.
     record.lead_from_lease =
-        s->catch_up_from_lease && s->catch_up.running() &&
-        s->catch_up.now(sf_wall_clock_ms(), sf_monotonic_ns(), false) > sf_wall_clock_ms();
+        (s->catch_up_from_lease && s->catch_up.running() &&
+         s->catch_up.now(sf_wall_clock_ms(), sf_monotonic_ns(), false) > sf_wall_clock_ms()) ||
+        s->takeover_gate.peek() > sf_wall_clock_ms();
     snowflake::LastShutdown shutdown;
     record.checkpoint_lsn = 0;
     if (sf_read_last_shutdown(&shutdown)) {
