@@ -308,7 +308,7 @@ extern "C" Datum snowflake_status(PG_FUNCTION_ARGS) {
     // before the clock reaches its floor (pg_generate.cpp).
     const int64_t gate_unix_ms = sf_shared->takeover_gate.peek();
     const char *gate_text = nullptr;
-    if (registry && !standby && !overdue && gate_unix_ms > clock) {
+    if (registry && !standby && lease_status == LeaseStatus::held && gate_unix_ms > clock) {
         char resume_text[40];
         snowflake::format_utc(gate_unix_ms, resume_text, sizeof resume_text);
         gate_text = psprintf(
