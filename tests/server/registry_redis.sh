@@ -42,19 +42,14 @@ sf_new c "snowflake_id.worker_id = 'auto'" "$lossy_conf" "$ttl_conf"
 sf_stop_redis lossy
 sf_start c || sf_die "c did not start"
 sf_psql c -c "CREATE EXTENSION snowflake_id"
-# Before the restart: the quarantine starts at the first call that finds the
-# data gone, which may be a holder's renewal right after the restart.
-lost_at_ms=$(($(date +%s%3N)))
-sf_start_redis lossy || sf_die "redis did not restart"
-sf_expect_eq "Redis came back without the leases and the layout" 0 \
-    "$(sf_redis lossy EXISTS snowflake_id:layout snowflake_id:lease:0 snowflake_id:lease:1)"
 # c is refused from its first ask after the restart until the quarantine
 # ends, 4 s after the first call that found the data gone, and leased at its
-# next ask. So its state, its message and a call are read in one statement,
-# a few ms apart, as soon as its state moves on from waiting: three psql
-# sessions one after the other (a poll, then the message, then the call)
-# each have to start within that window, which a loaded machine can outlast.
-seen=$(sf_psql c <<'SQL'
+# next ask. So a session on c, in place before the restart, watches its
+# state and, as soon as it moves on from waiting, reads its message and makes
+# a call, a few ms apart, in one statement: three psql sessions started one
+# after the other (a poll, then the message, then the call) each had to
+# start within that window, which a loaded machine can outlast.
+sf_psql c >"$SF_WORK/c.first" <<'SQL' &
 CREATE FUNCTION pg_temp.first_answer() RETURNS SETOF text LANGUAGE plpgsql AS $$
 DECLARE
     state text;
@@ -77,7 +72,17 @@ BEGIN
 END $$;
 SELECT * FROM pg_temp.first_answer();
 SQL
-)
+watcher=$!
+sf_poll c "SELECT count(*) FROM pg_stat_activity
+    WHERE state = 'active' AND query LIKE 'SELECT * FROM pg_temp.first_answer()%'" 1
+# Before the restart: the quarantine starts at the first call that finds the
+# data gone, which may be a holder's renewal right after the restart.
+lost_at_ms=$(($(date +%s%3N)))
+sf_start_redis lossy || sf_die "redis did not restart"
+sf_expect_eq "Redis came back without the leases and the layout" 0 \
+    "$(sf_redis lossy EXISTS snowflake_id:layout snowflake_id:lease:0 snowflake_id:lease:1)"
+wait "$watcher" || sf_die "the session watching c failed: $(cat "$SF_WORK/c.first")"
+seen=$(cat "$SF_WORK/c.first")
 refused_by_ms=$(($(date +%s%3N)))
 sf_expect_eq "the new server's first answer from the registry is a refusal" "state: refused" \
     "$(sed -n 1p <<<"$seen")"
