@@ -42,21 +42,56 @@ sf_new c "snowflake_id.worker_id = 'auto'" "$lossy_conf" "$ttl_conf"
 sf_stop_redis lossy
 sf_start c || sf_die "c did not start"
 sf_psql c -c "CREATE EXTENSION snowflake_id"
+# c is refused from its first ask after the restart until the quarantine
+# ends, 4 s after the first call that found the data gone, and leased at its
+# next ask. So a session on c, in place before the restart, watches its
+# state and, as soon as it moves on from waiting, reads its message and makes
+# a call, a few ms apart, in one statement: three psql sessions started one
+# after the other (a poll, then the message, then the call) each had to
+# start within that window, which a loaded machine can outlast.
+sf_psql c >"$SF_WORK/c.first" <<'SQL' &
+CREATE FUNCTION pg_temp.first_answer() RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+    state text;
+    detail text;
+    deadline timestamptz := clock_timestamp() + interval '120 s';
+BEGIN
+    LOOP
+        SELECT lease_state INTO state FROM public.snowflake_status();
+        EXIT WHEN state IN ('refused', 'held') OR clock_timestamp() > deadline;
+        PERFORM pg_catalog.pg_sleep(0.01); -- the pace of the poll; the condition is the state
+    END LOOP;
+    RETURN NEXT 'state: ' || state;
+    RETURN NEXT 'message: ' || (SELECT lease_message FROM public.snowflake_status());
+    BEGIN
+        RETURN NEXT 'minted: ' || public.snowflake_nextval();
+    EXCEPTION WHEN others THEN
+        GET STACKED DIAGNOSTICS detail = PG_EXCEPTION_DETAIL;
+        RETURN NEXT 'ERROR: ' || SQLERRM || ' DETAIL: ' || detail;
+    END;
+END $$;
+SELECT * FROM pg_temp.first_answer();
+SQL
+watcher=$!
+sf_poll c "SELECT count(*) FROM pg_stat_activity
+    WHERE state = 'active' AND query LIKE 'SELECT * FROM pg_temp.first_answer()%'" 1
 # Before the restart: the quarantine starts at the first call that finds the
 # data gone, which may be a holder's renewal right after the restart.
 lost_at_ms=$(($(date +%s%3N)))
 sf_start_redis lossy || sf_die "redis did not restart"
 sf_expect_eq "Redis came back without the leases and the layout" 0 \
     "$(sf_redis lossy EXISTS snowflake_id:layout snowflake_id:lease:0 snowflake_id:lease:1)"
-sf_poll c "SELECT lease_state FROM snowflake_status()" refused
+wait "$watcher" || sf_die "the session watching c failed: $(cat "$SF_WORK/c.first")"
+seen=$(cat "$SF_WORK/c.first")
 refused_by_ms=$(($(date +%s%3N)))
+sf_expect_eq "the new server's first answer from the registry is a refusal" "state: refused" \
+    "$(sed -n 1p <<<"$seen")"
 sf_expect_match "the new server is refused while the registry waits out the old leases" \
-    'the Redis registry holds no record of earlier leases: it hands out node ids from .*The registry is new, or Redis lost its data' \
-    "$(sf_psql c -c "SELECT lease_message FROM snowflake_status()")"
-out=$(sf_psql c -c "SELECT snowflake_nextval()" 2>&1 || true)
+    '^message: the Redis registry holds no record of earlier leases: it hands out node ids from .*The registry is new, or Redis lost its data' \
+    "$(sed -n 2p <<<"$seen")"
 sf_expect_match "... and mints nothing, saying why" \
-    'ERROR: +the registry refused this server a node id lease.*holds no record of earlier leases' \
-    "$(echo "$out" | tr '\n' ' ')"
+    '^ERROR: +the registry refused this server a node id lease.*holds no record of earlier leases' \
+    "$(sed -n 3p <<<"$seen")"
 quarantine_ms=$(sf_redis lossy HGET snowflake_id:meta quarantine_until_ms)
 # lease_ttl + max_clock_drift from the first call after the loss, which came
 # between the loss and c's refusal.

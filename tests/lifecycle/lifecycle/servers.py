@@ -283,7 +283,9 @@ class RedisRegistry:
         self.log = os.path.join(self.dir, "redis.log")
         self.conf = f"snowflake_id.registry = 'redis+unix://{self.sock}'"
 
-    def cli(self, *args, timeout=5):
+    def cli(self, *args, timeout=config.PSQL_TIMEOUT_S):
+        """redis-cli; HarnessError if it outlasts timeout (as long as a psql
+        may take: on a loaded machine one run of it can take seconds)."""
         return run(["redis-cli", "-s", self.sock] + list(args), timeout, check=False)
 
     def create(self):
@@ -303,7 +305,7 @@ class RedisRegistry:
                  "always"], 30, check=False)
         if p.returncode != 0:
             return False, p.stderr
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + config.START_TIMEOUT_S
         while time.monotonic() < deadline:
             if self.pid() and self.answers():
                 return True, ""
@@ -318,8 +320,17 @@ class RedisRegistry:
             return None
 
     def answers(self):
-        p = self.cli("PING", timeout=2) if os.path.exists(self.sock) else None
-        return p is not None and p.stdout.strip() == "PONG"
+        """Whether Redis answers PING. A PING that outlasts its time is no
+        answer yet, as PgRegistry's SELECT 1 is: the callers poll until
+        their own deadline (a loaded machine, or a Redis just thawed or
+        restarted, can make one redis-cli run take seconds)."""
+        if not os.path.exists(self.sock):
+            return False
+        try:
+            p = self.cli("PING", timeout=5)
+        except HarnessError:
+            return False
+        return p.stdout.strip() == "PONG"
 
     def stop(self, mode=None):
         pid = self.pid()

@@ -89,8 +89,10 @@ class Simulation:
             time.sleep(config.POLL_PACE_S)
 
     def registry_back(self):
-        """Once the registry answers again: every node's liveness clock starts."""
-        deadline = time.monotonic() + 10
+        """Once the registry answers again: every node's liveness clock starts.
+        The deadline is the harness's, not an invariant's: liveness counts
+        from the answer."""
+        deadline = time.monotonic() + config.START_TIMEOUT_S
         while not self.registry.answers():
             if time.monotonic() > deadline:
                 raise HarnessError("the registry does not answer")
