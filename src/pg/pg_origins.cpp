@@ -299,5 +299,5 @@ extern "C" Datum snowflake_origin_arrived(PG_FUNCTION_ARGS) {
         xact_callback_registered = true;
     }
     origins_arrived = true;
-    return PointerGetDatum(nullptr);
+    return static_cast<Datum>(0);  // a statement trigger returns nothing
 }
