@@ -26,6 +26,7 @@
 #include "core/error.hpp"
 #include "core/generator.hpp"
 #include "core/layout.hpp"
+#include "core/resume.hpp"
 #include "core/state_record.hpp"
 #include "registry/registry_env.hpp"
 
@@ -176,6 +177,20 @@ void sf_resume_at_lease_floor(int64_t floor_unix_ms, int64_t node);
 // catch-up clock runs from the gate's time, and the gate opens. True if
 // this call opened it.
 bool sf_lead_from_takeover_gate();
+// Under SharedState::lock, exclusive: raises the generator's floor to
+// floor_id, the catch-up clock started there (lead_from_lease: the lead is
+// a lease's, as records then say). False, with nothing changed, where the
+// floor is there already.
+bool sf_raise_floor_locked(uint64_t floor_id, bool lead_from_lease, snowflake::ResumePlan *plan);
+// --- pg_origins.cpp ------------------------------------------------------------
+
+// The generation of origins this backend has checked its database at
+// (SharedState::origins_generation): snowflake_nextval() calls
+// sf_check_origins when it differs, which checks the database for IDs
+// restored from another server, raises the floor above them or ERRORs.
+extern uint64_t sf_origins_checked;
+void sf_check_origins(uint64_t generation);
+
 // The recorded and the configured layout, for messages.
 struct LayoutTexts {
     char stored[160];

@@ -113,9 +113,9 @@ void log_refusal(const SharedState *s, Refusal refusal) {
                               "SELECT snowflake_accept_layout();")));
 }
 
-// Under `lock`: the catch-up clock runs from a lease's floor at resume_unix_ms
-// ('lead').
-void run_ahead_from_lease_locked(int64_t resume_unix_ms) {
+// Under `lock`: the catch-up clock runs from resume_unix_ms (a lease's floor
+// with takeover = 'lead', or a restore's IDs).
+void run_ahead_locked(int64_t resume_unix_ms, bool lead_from_lease) {
     SharedState *s = sf_shared;
     // The catch-up clock starts at the floor even when this process's clock
     // reads past it: the backends' readings end it (at once if they are past
@@ -131,11 +131,34 @@ void run_ahead_from_lease_locked(int64_t resume_unix_ms) {
         resume_unix_ms >
             s->catch_up.now(std::numeric_limits<int64_t>::min(), sf_monotonic_ns(), false)) {
         s->catch_up.start(resume_unix_ms, sf_monotonic_ns());
-        s->catch_up_from_lease = true;
+        s->catch_up_from_lease = lead_from_lease;
     }
 }
 
 }  // namespace
+
+bool sf_raise_floor_locked(uint64_t floor_id, bool lead_from_lease, snowflake::ResumePlan *plan) {
+    SharedState *s = sf_shared;
+    if (s->floor.load() >= floor_id) {
+        return false;
+    }
+    sf_raise_to(s->floor, floor_id);
+    s->floor_is_exact = false;
+    s->floor_marks_last_id = false;
+    // Whoever raises it (an old holder's bound, a restore's IDs) knows the
+    // lead is not the clock's fault: no WARNING is due.
+    *plan = snowflake::plan_resume(sf_layout, floor_id, sf_wall_clock_ms(),
+                                   std::numeric_limits<int64_t>::max());
+    if (lead_from_lease && sf_takeover == kTakeoverWait) {
+        // No lead: every call waits at the gate until its clock reaches the
+        // floor. Closed whatever this process's clock reads, for the reason
+        // the catch-up clock is started so: the backends' readings open it.
+        s->takeover_gate.close_until(plan->resume_unix_ms);
+    } else {
+        run_ahead_locked(plan->resume_unix_ms, lead_from_lease);
+    }
+    return true;
+}
 
 void sf_resume_at_lease_floor(int64_t floor_unix_ms, int64_t node) {
     SharedState *s = sf_shared;
@@ -145,41 +168,25 @@ void sf_resume_at_lease_floor(int64_t floor_unix_ms, int64_t node) {
         return;  // a node id never leased before: nothing to stay above
     }
     const uint64_t floor_id = static_cast<uint64_t>(ts) << layout.timestamp_shift();
+    snowflake::ResumePlan plan;
     LWLockAcquire(s->lock, LW_EXCLUSIVE);
-    if (s->floor.load() >= floor_id) {
+    if (!sf_raise_floor_locked(floor_id, true, &plan)) {
         LWLockRelease(s->lock);
         return;
     }
-    sf_raise_to(s->floor, floor_id);
-    s->floor_is_exact = false;
-    s->floor_marks_last_id = false;
     s->floor_raised_by_lease = std::max(s->floor_raised_by_lease, floor_id);
-    const int64_t now = sf_wall_clock_ms();
-    // The old holder's bound is as far ahead as its renewals reached: any
-    // lead is normal here, and no WARNING is due.
-    const snowflake::ResumePlan plan =
-        snowflake::plan_resume(layout, floor_id, now, std::numeric_limits<int64_t>::max());
+    LWLockRelease(s->lock);
+    char resume_text[40];
+    snowflake::format_utc(plan.resume_unix_ms, resume_text, sizeof resume_text);
     if (sf_takeover == kTakeoverWait) {
-        // No lead: every call waits at the gate until its clock reaches the
-        // floor. Closed whatever this process's clock reads, for the reason
-        // the catch-up clock below is started so: the backends' readings
-        // open it.
-        s->takeover_gate.close_until(plan.resume_unix_ms);
-        LWLockRelease(s->lock);
-        char wait_text[40];
-        snowflake::format_utc(plan.resume_unix_ms, wait_text, sizeof wait_text);
         ereport(LOG, (errmsg("snowflake_id: IDs resume at %s, above every ID the previous holder "
                              "of node id %lld can have issued (%lld ms ahead of the wall clock); "
                              "with snowflake_id.takeover = 'wait' none is issued before the "
                              "clock reaches it",
-                             wait_text, static_cast<long long>(node),
+                             resume_text, static_cast<long long>(node),
                              static_cast<long long>(std::max<int64_t>(plan.lead_ms, 0)))));
         return;
     }
-    run_ahead_from_lease_locked(plan.resume_unix_ms);
-    LWLockRelease(s->lock);
-    char resume_text[40];
-    snowflake::format_utc(plan.resume_unix_ms, resume_text, sizeof resume_text);
     ereport(LOG, (errmsg("snowflake_id: the generator resumes at %s, above every ID the previous "
                          "holder of node id %lld can have issued (%lld ms ahead of the wall clock)",
                          resume_text, static_cast<long long>(node),
@@ -193,7 +200,7 @@ bool sf_lead_from_takeover_gate() {
     // The catch-up clock first: a call that finds the gate open must find
     // the generator's clock at the floor, or the wall clock behind it fails.
     if (resume_unix_ms != 0) {
-        run_ahead_from_lease_locked(resume_unix_ms);
+        run_ahead_locked(resume_unix_ms, true);
     }
     const bool opened = resume_unix_ms != 0 && s->takeover_gate.open_if(resume_unix_ms);
     LWLockRelease(s->lock);
