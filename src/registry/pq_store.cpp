@@ -990,8 +990,9 @@ snowflake::StoreOutcome PgRegistryStore::renew(const snowflake::RenewRequest &re
 }
 
 snowflake::StoreOutcome PgRegistryStore::release(int64_t node, int64_t fence, int64_t instance,
-                                                 int64_t bound_unix_ms, snowflake::Error *err) {
-    const snowflake::ReleaseRequest request = {node, fence, instance, bound_unix_ms};
+                                                 int64_t bound_unix_ms, snowflake::Error *err,
+                                                 int64_t wal_position) {
+    const snowflake::ReleaseRequest request = {node, fence, instance, bound_unix_ms, wal_position};
     return call(
         node, 0,
         [&](const snowflake::RegistryView &view, snowflake::RegistryWrites *writes,

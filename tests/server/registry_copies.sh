@@ -86,6 +86,9 @@ copy_dir=$(sf_datadir copy)
 sf_as_server rm -f "$copy_dir/standby.signal"
 sf_as_server sed -i '/^primary_conninfo\|^primary_slot_name/d' "$copy_dir/postgresql.auto.conf"
 sf_as_server touch "$copy_dir/recovery.signal"
+# Archive recovery wants a restore_command: none restores anything, so
+# recovery replays the WAL in pg_wal and ends there.
+sf_conf copy "restore_command = 'false'"
 # The copy branches at or before what the original has flushed now; the
 # original records a later position at a renewal while it mints on.
 branch_bound=$(sf_psql orig -c "SELECT pg_wal_lsn_diff(pg_current_wal_flush_lsn(), '0/0')::bigint")
