@@ -112,7 +112,7 @@ sf_stop copy
 sf_conf copy "snowflake_id.worker_id = 'auto'"
 sf_start copy || sf_die "the copy did not start again"
 wait_for "the copy to lease an id" lease_state_is copy held
-copy_node=$(sf_psql copy -c "SELECT node_id FROM snowflake_status()")
+copy_node=$(sf_psql copy -c "SELECT (datacenter_id << worker_bits) | worker_id FROM snowflake_status()")
 [ "$copy_node" != 5 ] || sf_die "the copy took its original's node id"
 sf_await_log copy "this server is a copy of .*data directory $(sf_datadir orig)" ||
     sf_die "the copy's log does not say it is a copy"
