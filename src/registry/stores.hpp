@@ -38,7 +38,8 @@ class PgRegistryStore final : public snowflake::RegistryStore {
     snowflake::StoreOutcome renew(const snowflake::RenewRequest &request, int64_t *expires_unix_ms,
                                   snowflake::Error *err) override;
     snowflake::StoreOutcome release(int64_t node, int64_t fence, int64_t instance,
-                                    int64_t bound_unix_ms, snowflake::Error *err) override;
+                                    int64_t bound_unix_ms, snowflake::Error *err,
+                                    int64_t wal_position = 0) override;
     snowflake::StoreOutcome switch_node(const snowflake::SwitchRequest &request,
                                         snowflake::LeaseGrant *grant, int64_t *expires_unix_ms,
                                         snowflake::Error *err) override;
@@ -132,6 +133,14 @@ class PgRegistryStore final : public snowflake::RegistryStore {
     // empty until looked up on the current connection.
     std::string lease_table_;
     std::string layout_table_;
+    // A registry from 1.7: its table of timelines (empty before 1.7, whose
+    // lease table has no position either: the rules then run as before
+    // 1.7, lease_rules.hpp's RegistryView::keeps_timelines).
+    std::string timeline_table_;
+    // The system whose timelines a call reads: the asking server's.
+    uint64_t timelines_of_ = 0;
+    snowflake::StoreOutcome write_timelines(const std::vector<snowflake::TimelineRecord> &records,
+                                            int64_t until_mono_ns, snowflake::Error *err);
     // The last exchange failed for a table that does not exist (42P01).
     bool table_missing_ = false;
 };
@@ -151,7 +160,8 @@ class RedisRegistryStore final : public snowflake::RegistryStore {
     snowflake::StoreOutcome renew(const snowflake::RenewRequest &request, int64_t *expires_unix_ms,
                                   snowflake::Error *err) override;
     snowflake::StoreOutcome release(int64_t node, int64_t fence, int64_t instance,
-                                    int64_t bound_unix_ms, snowflake::Error *err) override;
+                                    int64_t bound_unix_ms, snowflake::Error *err,
+                                    int64_t wal_position = 0) override;
     snowflake::StoreOutcome switch_node(const snowflake::SwitchRequest &request,
                                         snowflake::LeaseGrant *grant, int64_t *expires_unix_ms,
                                         snowflake::Error *err) override;
@@ -214,6 +224,13 @@ class RedisRegistryStore final : public snowflake::RegistryStore {
     std::string key(const char *name) const;
     std::string lease_key(int64_t node) const;
     std::string system_key(uint64_t system_id) const;
+    // P:timelines:S (1.7): the timelines of system S (TimelineRecord), as
+    // fields "T:position", "T:superseded_by", "T:superseded_at_ms",
+    // "T:superseded_by_holder" and "T:resume_at_ms". Never expires, and is
+    // no lease record: no drop of records touches it.
+    std::string timelines_key(uint64_t system_id) const;
+    // The system whose timelines a call reads: the asking server's.
+    uint64_t timelines_of_ = 0;
 
     const snowflake::RedisTarget *target_;
     snowflake::RegistryEnv *env_;
