@@ -15,10 +15,11 @@
 #  (b) the same for a point-in-time restore to a restore point the original
 #      wrote after the backup (archived WAL replayed);
 #  (c) the original is lost (SIGKILL, its data directory gone) and a
-#      restore from the backup and the archive replaces it: it mints above
-#      every ID of its node id the original issued, both those in the WAL
-#      the archive kept (the restored table) and those a client received
-#      after the last archived segment (the registry's recorded bound).
+#      restore from the backup and the archive replaces it, its clock an
+#      hour behind: it mints above every ID of its node id the original
+#      issued, both those in the WAL the archive kept (the restored table)
+#      and those it issued after the last archived segment, past every
+#      reservation that segment holds (the registry's recorded bound).
 # Across each run: no ID twice, and on each node id no ID below one issued
 # before it (one server at a time per node id).
 #
@@ -31,6 +32,7 @@ for tool in pgbackrest barman; do
     command -v "$tool" >/dev/null || sf_die "$tool is missing: run tools/ensure-deps (as root it installs it)"
 done
 
+sf_fake_clock
 sf_new_registry registry
 registry_conf=$SF_REGISTRY_CONF
 ttl_conf="snowflake_id.lease_ttl = '6s'"
@@ -298,7 +300,7 @@ copy_beside() {
 }
 
 run() {
-    local tool=$1 mode=$2 original worker node restored issued lost timeline
+    local tool=$1 mode=$2 original worker node restored issued lost timeline reserved local_resume
     original=${tool}_$mode
     sf_log "=== $tool, worker_id $mode"
     if [ "$mode" = static ]; then worker="snowflake_id.worker_id = 7"; else worker="snowflake_id.worker_id = 'auto'"; fi
@@ -334,24 +336,34 @@ run() {
         'recovery stopping at restore point "before_the_drill"' "$(sf_server_log "${original}_pitr")"
 
     # (c) The original is lost. The archive keeps what it wrote up to its
-    # last archived segment; a client receives more IDs afterwards, which
-    # only the registry knows of.
+    # last archived segment; it mints on past every reservation that
+    # segment holds (into WAL that is lost with it: a segment of 16 MB
+    # takes minutes to fill at the client's pace), so that only the
+    # registry knows how far it went. The restore starts with its clock an
+    # hour behind: its own state would resume below the lost IDs.
     await_archived "$original"
-    sf_stream_ids "$original" "$SF_WORK/$original.streamed" 1000000 2>/dev/null &
-    streaming=$!
-    sf_await_ids 2000 "$streaming" "$SF_WORK/$original.streamed"
+    reserved=$(sf_psql "$original" -c "SELECT reserved_until FROM snowflake_status()")
+    await "$original" "SELECT snowflake_timestamp(max(id)) > '$reserved' FROM ids" \
+        "IDs beyond the archived reservation"
     sf_expect_eq "the original was refused no call at all" 0 \
         "$(sf_psql "$original" -c "SELECT count(*) FROM refusals")"
     ids_to "$original" "$SF_WORK/$original.ids"
     expect_rising "$original"
     sf_crash "$original"
-    wait "$streaming" || true
     wait "$minting" || true
     sf_as_server rm -rf "$(sf_datadir "$original")"
     restored=${original}_restored
     tool_restore "$tool" "$original" "$restored" latest
-    sf_start "$restored" || sf_die "the restore that replaces $original did not start"
+    echo "-3600" >"$SF_CLOCK"
+    sf_start "$restored" "${SF_FAKE_ENV[@]}" || sf_die "the restore that replaces $original did not start"
     await "$restored" "SELECT NOT pg_is_in_recovery()" "the end of its recovery"
+    # Meaningful only if what the restore recovered resumes below the IDs
+    # the original issued last (as registry_failover's restored copy).
+    local_resume=$(grep -o 'snowflake_id: the generator resumes at [^ ,]*' \
+        "$SF_WORK/$restored/server.log" | head -1 | awk '{print $6}')
+    sf_expect_eq "the restore's own durable state lies below the original's last IDs" t \
+        "$(sf_psql "$restored" -c "SELECT '$local_resume'::timestamptz
+            < snowflake_timestamp($(tail -n 1 "$SF_WORK/$original.ids"))")"
     await "$restored" "SELECT lease_state = 'held' FROM snowflake_status()" "its lease"
     ids_to "$restored" "$SF_WORK/$restored.had"
     # pgBackRest restores with recovery.signal: archive recovery, a new
@@ -364,17 +376,18 @@ run() {
         "$(sf_psql "$restored" -c "SELECT timeline_id FROM pg_control_checkpoint()")"
     sf_expect_eq "the restore replayed archived WAL beyond the backup" t \
         "$(sf_psql "$restored" -c "SELECT count(*) > $backed_up FROM ids")"
-    # What the restore knows of is what reached the archive; the rest (the
-    # original's last IDs, the streamed ones) only the registry bounds.
+    # What the restore knows of is what reached the archive; the original's
+    # last IDs only the registry bounds.
     lost=$(($(wc -l <"$SF_WORK/$original.ids") - $(wc -l <"$SF_WORK/$restored.had")))
-    sf_log "the restore lost $lost of the table's IDs (WAL never archived)"
+    sf_expect_eq "the restore lost the original's last IDs ($lost, in WAL never archived)" t \
+        "$([ "$lost" -gt 0 ] && echo t)"
     sf_stream_ids "$restored" "$SF_WORK/$restored.ids" 2000
-    issued=$SF_WORK/$original.issued
-    cat "$SF_WORK/$original.ids" "$SF_WORK/$original.streamed" >"$issued"
+    issued=$SF_WORK/$original.ids
     if [ "$(nodes_of "$restored" "$SF_WORK/$restored.ids")" = "$node" ]; then
         sf_expect_above "the restore on the original's node id $node, above the IDs in the archive" \
             "$SF_WORK/$restored.had" -- "$SF_WORK/$restored.ids"
-        sf_expect_above "... and above every ID the original issued" "$issued" -- "$SF_WORK/$restored.ids"
+        sf_expect_above "... and above every ID the original issued, lost with it" "$issued" -- \
+            "$SF_WORK/$restored.ids"
     else
         sf_expect_eq "the restore, on another node id than the original's, only with 'auto'" auto "$mode"
     fi
