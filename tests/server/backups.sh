@@ -284,8 +284,9 @@ copy_beside() {
     if [ "$mode" = static ]; then
         sf_expect_eq "$name, with the original's static id, is refused it" refused "$state"
         out=$(sf_psql "$name" -c "SELECT snowflake_nextval()" 2>&1 || true)
-        sf_expect_match "... its ERROR says it is a copy of the original" \
-            "ERROR: .*copy of.*$(sf_datadir "$original")" "$out"
+        sf_expect_match "... its ERROR says so" "ERROR: .*refused this server a node id" "$out"
+        sf_expect_match "... and that it is a copy of the original" \
+            "is held by the server this one is a copy of: .*data directory $(sf_datadir "$original")," "$out"
         : >"$SF_WORK/$name.ids"
     else
         sf_expect_eq "$name, with 'auto', leases a node id" held "$state"
@@ -295,7 +296,7 @@ copy_beside() {
         sf_stream_ids "$name" "$SF_WORK/$name.ids" 2000
     fi
     sf_expect_match "$name's log says it is a copy, and of which server" \
-        "copy of.*$(sf_datadir "$original")" "$(sf_server_log "$name")"
+        "copy of:? .*data directory $(sf_datadir "$original")," "$(sf_server_log "$name")"
     sf_stop "$name"
 }
 
