@@ -281,6 +281,8 @@ copy_beside() {
         "$(sf_psql "$original" -c "SELECT lease_state FROM snowflake_status()")"
     sf_expect_eq "$name beside the original: the original was refused no call" 0 \
         "$(sf_psql "$original" -c "SELECT count(*) FROM refusals")"
+    sf_log "$name ran beside the original, which minted $(($(sf_psql "$original" -c \
+        "SELECT count(*) FROM ids") - minted_before)) IDs meanwhile (after the copy asked the registry)"
     if [ "$mode" = static ]; then
         sf_expect_eq "$name, with the original's static id, is refused it" refused "$state"
         out=$(sf_psql "$name" -c "SELECT snowflake_nextval()" 2>&1 || true)
