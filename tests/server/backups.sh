@@ -39,13 +39,12 @@ ttl_conf="snowflake_id.lease_ttl = '6s'"
 pg_bin=$($SF_PG_CONFIG --bindir)
 
 # The table the originals mint into, and the client that mints: one row per
-# transaction, every refused call counted in refusals, until stop_minting
-# holds a row. Its pace (pg_sleep) only spares the loaded machine's CPU:
+# transaction, every refused call counted in refusals, until the original
+# is lost in (c). Its pace (pg_sleep) only spares the loaded machine's CPU:
 # nothing waits on it.
 minting_schema="
 CREATE TABLE ids (n bigint GENERATED ALWAYS AS IDENTITY, id bigint PRIMARY KEY DEFAULT snowflake_nextval());
 CREATE TABLE refusals (at timestamptz, sqlstate text, message text);
-CREATE TABLE stop_minting ();
 CREATE PROCEDURE mint() LANGUAGE plpgsql AS \$\$
 BEGIN
     LOOP
@@ -55,7 +54,6 @@ BEGIN
             INSERT INTO refusals VALUES (clock_timestamp(), SQLSTATE, SQLERRM);
         END;
         COMMIT;
-        EXIT WHEN EXISTS (SELECT FROM stop_minting);
         PERFORM pg_sleep(0.002);
     END LOOP;
 END \$\$;"
