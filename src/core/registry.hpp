@@ -128,8 +128,11 @@ class RegistryStore {
     // expire without another renewal.
     virtual StoreOutcome renew(const RenewRequest &request, int64_t *expires_unix_ms,
                                Error *err) = 0;
+    // wal_position: the holder's (LeaseHolder::wal_position), recorded
+    // with the give-back, so that a copy made before the stop is no
+    // successor; 0 where unknown.
     virtual StoreOutcome release(int64_t node, int64_t fence, int64_t instance,
-                                 int64_t bound_unix_ms, Error *err) = 0;
+                                 int64_t bound_unix_ms, Error *err, int64_t wal_position = 0) = 0;
     // on_clock_step_back = 'switch_node': in one atomic step, gives back the
     // lease held (recording held_bound_unix_ms, as release does) and leases
     // another node id that the server can use at its clock at once (the

@@ -1246,8 +1246,9 @@ snowflake::StoreOutcome RedisRegistryStore::renew(const snowflake::RenewRequest 
 }
 
 snowflake::StoreOutcome RedisRegistryStore::release(int64_t node, int64_t fence, int64_t instance,
-                                                    int64_t bound_unix_ms, snowflake::Error *err) {
-    const snowflake::ReleaseRequest request{node, fence, instance, bound_unix_ms};
+                                                    int64_t bound_unix_ms, snowflake::Error *err,
+                                                    int64_t wal_position) {
+    const snowflake::ReleaseRequest request{node, fence, instance, bound_unix_ms, wal_position};
     return step(
         node, 0,
         [&](const snowflake::RegistryView &view, snowflake::RegistryWrites *writes, int) {

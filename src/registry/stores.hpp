@@ -38,7 +38,8 @@ class PgRegistryStore final : public snowflake::RegistryStore {
     snowflake::StoreOutcome renew(const snowflake::RenewRequest &request, int64_t *expires_unix_ms,
                                   snowflake::Error *err) override;
     snowflake::StoreOutcome release(int64_t node, int64_t fence, int64_t instance,
-                                    int64_t bound_unix_ms, snowflake::Error *err) override;
+                                    int64_t bound_unix_ms, snowflake::Error *err,
+                                    int64_t wal_position = 0) override;
     snowflake::StoreOutcome switch_node(const snowflake::SwitchRequest &request,
                                         snowflake::LeaseGrant *grant, int64_t *expires_unix_ms,
                                         snowflake::Error *err) override;
@@ -159,7 +160,8 @@ class RedisRegistryStore final : public snowflake::RegistryStore {
     snowflake::StoreOutcome renew(const snowflake::RenewRequest &request, int64_t *expires_unix_ms,
                                   snowflake::Error *err) override;
     snowflake::StoreOutcome release(int64_t node, int64_t fence, int64_t instance,
-                                    int64_t bound_unix_ms, snowflake::Error *err) override;
+                                    int64_t bound_unix_ms, snowflake::Error *err,
+                                    int64_t wal_position = 0) override;
     snowflake::StoreOutcome switch_node(const snowflake::SwitchRequest &request,
                                         snowflake::LeaseGrant *grant, int64_t *expires_unix_ms,
                                         snowflake::Error *err) override;

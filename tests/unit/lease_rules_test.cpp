@@ -712,6 +712,37 @@ TEST(LeaseRules, ACopyNeverFencesItsLiveOriginal) {
     EXPECT_EQ(a.grant.node, 1);
 }
 
+// A clean stop records the holder's last position: a copy made before it
+// (a backup restored after the original stopped) is no successor, and the
+// original, started again, is not replaced by it.
+TEST(LeaseRules, AGiveBackRecordsThePosition) {
+    Store store;
+    store.keeps_timelines = true;
+    Server original;
+    original.position = 0x100;
+    ASSERT_EQ(acquire(&store, original.request(1)).outcome, RuleOutcome::ok);
+    RegistryWrites w;
+    bool released = false;
+    decide_release(ReleaseRequest{1, 1, original.instance, kNow + 10, 0x900}, store.view(kNow + 10),
+                   &w, &released);
+    ASSERT_TRUE(released);
+    store.apply(w);
+    EXPECT_EQ(store.timelines.at({original.system_id, 1}).position, 0x900);
+    Server copy = original;
+    copy.instance = 7;
+    copy.host = "staging";
+    copy.timeline = 2;
+    copy.history = {TimelineSwitch{1, 0x500}};
+    Answer a = acquire(&store, copy.request(-1), kNow + 20);
+    ASSERT_EQ(a.outcome, RuleOutcome::ok);
+    EXPECT_EQ(a.grant.copy_of, original.text());
+    EXPECT_EQ(store.timelines.at({original.system_id, 1}).superseded_by, 0);
+    Server next_run = original;
+    next_run.instance = 8;
+    a = acquire(&store, next_run.request(1, -1, 1), kNow + 30);
+    ASSERT_EQ(a.outcome, RuleOutcome::ok) << a.err.message;
+}
+
 // A successor (a standby that left the timeline at or after its last
 // recorded position) takes over, and the timeline stays replaced: through
 // a clean restart of the successor, its expiry, until the old primary is

@@ -556,8 +556,13 @@ void release(snowflake::RegistryStore &store) {
     const bool stopping = shutdown_requested;
     shutdown_requested = false;
     snowflake::Error err;
-    const snowflake::StoreOutcome outcome = store.release(lease().node.load(), lease().fence.load(),
-                                                          instance_id(), bound_unix_ms, &err);
+    // The position the give-back records: a copy made before this stop
+    // branched before it, and is no successor.
+    const int64_t wal_position =
+        RecoveryInProgress() ? 0 : static_cast<int64_t>(GetFlushRecPtr(nullptr));
+    const snowflake::StoreOutcome outcome =
+        store.release(lease().node.load(), lease().fence.load(), instance_id(), bound_unix_ms, &err,
+                      wal_position);
     if (outcome != snowflake::StoreOutcome::ok) {
         note_failure(outcome, err);
         if (outcome == snowflake::StoreOutcome::refused) {
