@@ -198,6 +198,7 @@ class Node(PgServer):
         server = SideServer(os.path.join(self.seed_dir, name), name,
                             dict(self.env, FAKETIME_TIMESTAMP_FILE=clock), clock_offset_s)
         _initdb(server.dir, self.settings(worker_id, None))
+        server.leases = False
         return server
 
     def set_preload(self, on):
