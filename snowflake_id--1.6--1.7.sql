@@ -387,6 +387,10 @@ BEGIN
     found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_public']::text[], ARRAY['bigint', 'text', 'boolean']::text[]);
     found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_from_public']::text[], ARRAY['text', 'bytea', 'text', 'boolean']::text[]);
     found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_from_public']::text[], ARRAY['text', 'text', 'boolean']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_system_identifier']::text[], ARRAY[]::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_origin_arrived']::text[], ARRAY[]::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_raise_floor']::text[], ARRAY['bigint', 'bigint']::text[]);
+    found := found OPERATOR(pg_catalog.||) snowflake_id.snowflake_repair_foreign('function', ARRAY[NULL, 'snowflake_check_restore']::text[], ARRAY['boolean']::text[]);
     PERFORM snowflake_id.snowflake_repair_refuse(found);
 END
 $repair$;
@@ -4590,6 +4594,299 @@ IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_from_pu
        '{}'::text[]) THEN
 COMMENT ON FUNCTION snowflake_from_public(text, text, boolean) IS
 'snowflake_from_public(public_id, key, ...) with the key in snowflake_id.public_key';
+END IF;
+END
+$repair$;
+
+-- src/sql/functions/snowflake_system_identifier.sql
+-- The server's system identifier (pg_control), as snowflake_origin records
+-- it: pg_control_system() says the same but is not for every role.
+CREATE OR REPLACE FUNCTION snowflake_system_identifier() RETURNS numeric
+AS 'MODULE_PATHNAME', 'snowflake_system_identifier'
+LANGUAGE C STABLE PARALLEL SAFE;
+
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_system_identifier']::text[], ARRAY[]::text[],
+       '{}'::text[]) THEN
+COMMENT ON FUNCTION snowflake_system_identifier() IS
+'This server''s system identifier, as snowflake_origin records where a database''s data came from';
+END IF;
+END
+$repair$;
+
+-- src/sql/functions/snowflake_origin_arrived.sql
+-- The trigger of snowflake_origin: rows that arrive (a restore) make every
+-- database be checked again for restored IDs, once they are committed
+-- (src/pg/pg_origins.cpp).
+CREATE OR REPLACE FUNCTION snowflake_origin_arrived() RETURNS trigger
+AS 'MODULE_PATHNAME', 'snowflake_origin_arrived'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_origin_arrived']::text[], ARRAY[]::text[],
+       '{}'::text[]) THEN
+COMMENT ON FUNCTION snowflake_origin_arrived() IS
+'Trigger of snowflake_origin: rows that arrive have every database checked again for IDs restored from another server';
+END IF;
+END
+$repair$;
+
+-- src/sql/tables/snowflake_origin.sql
+------------------------------------------------------------------------------
+-- Where a database's data came from (1.7): the server that created the
+-- extension in it, and every server whose data a logical restore (pg_dump,
+-- pg_restore, pg_dumpall) brought in, since pg_dump carries the rows with
+-- the extension. A row of another server that this one has not checked
+-- (checked_by) makes snowflake_nextval() check the database before its
+-- next ID: the floor is raised above every value of every column whose
+-- default calls snowflake_nextval() (snowflake_check_restore(),
+-- docs/durability.md, "Logical restores"). No primary key: a restore into
+-- a database that holds the same origin adds it again, which does no harm,
+-- where a conflict would lose the restore's rows.
+CREATE TABLE IF NOT EXISTS snowflake_id.snowflake_origin (
+    system_identifier numeric NOT NULL,
+    database_name name NOT NULL,
+    recorded_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
+    checked_by numeric,
+    checked_at timestamptz
+);
+
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF snowflake_id.snowflake_repair_sets('table', ARRAY['snowflake_id', 'snowflake_origin']::text[], ARRAY[]::text[],
+       '{}'::text[]) THEN
+COMMENT ON TABLE snowflake_id.snowflake_origin IS
+'The servers a database''s data came from: this server at CREATE EXTENSION, and those a logical restore brought in; a server checks another''s rows for restored IDs before it issues';
+END IF;
+END
+$repair$;
+
+SELECT pg_catalog.pg_extension_config_dump('snowflake_id.snowflake_origin', '');
+
+-- A restore run by a non-superuser (the database's owner, the extension
+-- created beforehand) must be able to bring its rows in: otherwise no
+-- check. A row costs a check, and one that would put IDs far ahead is
+-- refused (snowflake_check_restore()).
+-- Only on an object the repair created: the privileges of one that
+-- existed are the DBA's to keep.
+DO $repair$
+BEGIN
+IF snowflake_id.snowflake_repair_sets('table', ARRAY['snowflake_id', 'snowflake_origin']::text[], ARRAY[]::text[]) THEN
+    GRANT SELECT, INSERT ON snowflake_id.snowflake_origin TO PUBLIC;
+END IF;
+END
+$repair$;
+
+CREATE OR REPLACE TRIGGER snowflake_origin_arrived
+AFTER INSERT OR UPDATE ON snowflake_id.snowflake_origin
+FOR EACH STATEMENT EXECUTE FUNCTION @extschema@.snowflake_origin_arrived();
+
+-- The server the extension is created (or updated to 1.7) on.
+INSERT INTO snowflake_id.snowflake_origin (system_identifier, database_name)
+SELECT @extschema@.snowflake_system_identifier(), pg_catalog.current_database()
+WHERE NOT EXISTS (
+    SELECT FROM snowflake_id.snowflake_origin o
+    WHERE o.system_identifier OPERATOR(pg_catalog.=) @extschema@.snowflake_system_identifier());
+
+-- src/sql/functions/snowflake_raise_floor.sql
+-- VOLATILE and PARALLEL UNSAFE: it writes the state file and WAL. Only
+-- superusers: it moves where every session's IDs resume, possibly ahead of
+-- the clock. The function checks too, so that a GRANT alone cannot open it
+-- up. max_lead_ms is snowflake_check_restore()'s: it returns NULL rather
+-- than raise the floor further ahead of the clock than that.
+CREATE OR REPLACE FUNCTION snowflake_raise_floor(above bigint, max_lead_ms bigint DEFAULT NULL)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'snowflake_raise_floor'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+-- Only on an object the repair created: the privileges of one that
+-- existed are the DBA's to keep.
+DO $repair$
+BEGIN
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_raise_floor']::text[], ARRAY['bigint', 'bigint']::text[]) THEN
+    REVOKE ALL ON FUNCTION snowflake_raise_floor(bigint, bigint) FROM PUBLIC;
+END IF;
+END
+$repair$;
+
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_raise_floor']::text[], ARRAY['bigint', 'bigint']::text[],
+       '{}'::text[]) THEN
+COMMENT ON FUNCTION snowflake_raise_floor(bigint, bigint) IS
+'Superuser only: from now on this server issues only IDs above the given one, also after a restart, a crash or a failover; returns the generator''s floor';
+END IF;
+END
+$repair$;
+
+-- src/sql/functions/snowflake_check_restore.sql
+------------------------------------------------------------------------------
+-- Restores never mint below what they restored (1.7). snowflake_nextval()
+-- calls this before the first ID any backend issues in a database whose
+-- snowflake_origin holds a row of another server not checked here (a
+-- logical restore brought it; src/pg/pg_origins.cpp); a superuser may call
+-- it too, every_column => true checking whatever the rows say (after
+-- restoring a dump of 1.6, which carries no origin). It finds the largest
+-- value of every column whose default calls snowflake_nextval(), raises
+-- the generator's floor above it, durably, and marks the rows checked by
+-- this server. Returns how many rows of other servers it found waiting.
+--
+-- SECURITY DEFINER: its owner (the superuser who created the extension)
+-- reads every table, whoever's call issues the first ID. It runs no code
+-- of the tables' owners: it reads columns of type bigint or snowflake of
+-- ordinary tables, in their index order, with row security off; views,
+-- foreign tables and expressions are not read. Values further ahead of the
+-- clock than an hour are refused, not absorbed: rows anyone may insert
+-- (snowflake_origin is writable, for restores run by a database's owner)
+-- cannot carry this server's IDs far into the future.
+CREATE OR REPLACE FUNCTION snowflake_check_restore(every_column boolean DEFAULT false)
+RETURNS integer LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SECURITY DEFINER
+SET search_path = pg_catalog, @extschema@, pg_temp
+SET row_security = off AS $$
+DECLARE
+    here constant numeric := snowflake_system_identifier();
+    lead_limit_ms constant bigint := 3600000;
+    waiting integer;
+    origins text;
+    col record;
+    col_top bigint;
+    top bigint;
+    top_column text;
+    floor_id bigint;
+    failure text;
+    -- For the hints: the schema of the functions, as a DBA types it.
+    ext_schema constant text := (SELECT quote_ident(n.nspname)
+                                 FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+                                 WHERE e.extname = 'snowflake_id');
+BEGIN
+    IF every_column IS NULL THEN
+        RAISE EXCEPTION 'snowflake_check_restore() takes no NULL argument'
+            USING ERRCODE = '22004',
+                  HINT = 'every_column is true (check whatever snowflake_origin says) or false.';
+    END IF;
+    SELECT count(*)::integer,
+           string_agg(DISTINCT format('server %s (database %s)', o.system_identifier,
+                                      quote_ident(o.database_name)), ', ')
+    INTO waiting, origins
+    FROM snowflake_id.snowflake_origin o
+    WHERE o.system_identifier <> here AND o.checked_by IS DISTINCT FROM here;
+    IF waiting = 0 AND NOT every_column THEN
+        RETURN 0;
+    END IF;
+    origins := coalesce(origins, 'no server of snowflake_origin (every_column => true)');
+
+    FOR col IN
+        SELECT n.nspname, c.relname, a.attname
+        FROM pg_attrdef d
+        JOIN pg_depend dep ON dep.classid = 'pg_attrdef'::regclass AND dep.objid = d.oid
+                          AND dep.refclassid = 'pg_proc'::regclass
+                          AND dep.refobjid = 'snowflake_nextval()'::regprocedure
+        JOIN pg_class c ON c.oid = d.adrelid
+        JOIN pg_namespace n ON n.oid = c.relnamespace
+        JOIN pg_attribute a ON a.attrelid = d.adrelid AND a.attnum = d.adnum
+        WHERE c.relkind = 'r' AND NOT a.attisdropped AND a.attgenerated = ''
+          AND a.atttypid IN ('bigint'::regtype, 'snowflake'::regtype)
+        ORDER BY n.nspname, c.relname, a.attname
+    LOOP
+        -- In the column's index order, where an index has it: the
+        -- snowflake type's max() would go through bigint, past the index.
+        BEGIN
+            EXECUTE format('SELECT %1$I::bigint FROM ONLY %2$I.%3$I WHERE %1$I IS NOT NULL '
+                           'ORDER BY %1$I DESC LIMIT 1', col.attname, col.nspname, col.relname)
+                INTO col_top;
+        EXCEPTION WHEN OTHERS THEN
+            GET STACKED DIAGNOSTICS failure = MESSAGE_TEXT;
+            RAISE EXCEPTION 'cannot check the IDs restored into database % from %',
+                quote_ident(current_database()), origins
+                USING ERRCODE = '55000',
+                      DETAIL = format('Reading column %I of table %I.%I failed: %s (%s). '
+                                      'snowflake_nextval() issues nothing in this database '
+                                      'until the check passes: its IDs could sort below the '
+                                      'restored ones.', col.attname, col.nspname, col.relname,
+                                      failure, SQLSTATE),
+                      HINT = format('Make the table readable and call snowflake_nextval() '
+                                    'again, or have a superuser run SELECT '
+                                    '%s.snowflake_raise_floor(<the largest ID in it>) and '
+                                    'SELECT %s.snowflake_check_restore().',
+                                    ext_schema, ext_schema);
+        END;
+        IF col_top IS NOT NULL AND (top IS NULL OR col_top > top) THEN
+            top := col_top;
+            top_column := format('column %I of table %I.%I', col.attname, col.nspname,
+                                 col.relname);
+        END IF;
+    END LOOP;
+
+    IF top IS NOT NULL THEN
+        floor_id := snowflake_raise_floor(top, lead_limit_ms);
+        IF floor_id IS NULL THEN
+            RAISE EXCEPTION 'the IDs restored into database % lie more than an hour ahead of '
+                            'this server''s clock', quote_ident(current_database())
+                USING ERRCODE = '55000',
+                      DETAIL = format('%s holds %s, of %s UTC, restored from %s; new IDs above it '
+                                      'would be that far ahead of their time. snowflake_nextval() '
+                                      'issues nothing in this database until this is settled.',
+                                      top_column, top,
+                                      to_char(snowflake_timestamp(top) AT TIME ZONE 'UTC',
+                                              'YYYY-MM-DD HH24:MI:SS.MS'),
+                                      origins),
+                      HINT = format('If this server''s clock is right and those IDs are to stay, '
+                                    'a superuser accepts them: SELECT %s.snowflake_raise_floor(%s); '
+                                    'IDs then continue above them, ahead of the clock until it '
+                                    'catches up. Otherwise correct the clock, or those values. '
+                                    'docs/durability.md, "Logical restores".',
+                                    ext_schema, top);
+        END IF;
+    END IF;
+
+    -- Marked only where the transaction may write; the floor is durable
+    -- either way, so a check repeated later finds nothing to raise. Rows
+    -- another session is marking are left to it.
+    IF current_setting('transaction_read_only') = 'off' THEN
+        UPDATE snowflake_id.snowflake_origin o SET checked_by = here, checked_at = now()
+        WHERE o.ctid IN (SELECT w.ctid FROM snowflake_id.snowflake_origin w
+                         WHERE w.system_identifier <> here
+                           AND w.checked_by IS DISTINCT FROM here
+                         FOR UPDATE SKIP LOCKED);
+        -- This server's own row: a dump of this database carries it, so
+        -- that a restore elsewhere checks the IDs issued here.
+        INSERT INTO snowflake_id.snowflake_origin (system_identifier, database_name)
+        SELECT here, current_database()
+        WHERE NOT EXISTS (SELECT FROM snowflake_id.snowflake_origin o
+                          WHERE o.system_identifier = here);
+    END IF;
+    RETURN greatest(waiting, CASE WHEN every_column THEN 1 ELSE 0 END);
+END
+$$;
+
+-- Only on an object the repair created: the privileges of one that
+-- existed are the DBA's to keep.
+DO $repair$
+BEGIN
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_check_restore']::text[], ARRAY['boolean']::text[]) THEN
+    REVOKE ALL ON FUNCTION snowflake_check_restore(boolean) FROM PUBLIC;
+END IF;
+END
+$repair$;
+
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_check_restore']::text[], ARRAY['boolean']::text[],
+       '{}'::text[]) THEN
+COMMENT ON FUNCTION snowflake_check_restore(boolean) IS
+'Raises the generator''s floor above every value of every column whose default calls snowflake_nextval(), where snowflake_origin shows data restored from another server (every_column: in any case); snowflake_nextval() calls it before a database''s first ID';
 END IF;
 END
 $repair$;

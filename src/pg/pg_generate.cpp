@@ -464,6 +464,10 @@ IssuedIds issue_under_lease(int64_t count, bool block) {
     bool may_switch = true;
     for (;;) {
         const CallLease lease = check_can_issue();
+        const uint64_t origins = sf_shared->origins_generation.load(std::memory_order_acquire);
+        if (unlikely(origins != sf_origins_checked)) {
+            sf_check_origins(origins);  // once per backend and restore
+        }
         const snowflake::GeneratorParams &params = generator_params(lease.node);
         snowflake::Error err;
         if (block && !snowflake::check_block(params, count, &err)) {

@@ -164,6 +164,15 @@ void sf_resume(bool after_recovery);
 // Raises the generator's floor to a lease's floor (ms since 1970): the
 // catch-up clock takes over if it lies ahead of the clock.
 void sf_resume_at_lease_floor(int64_t floor_unix_ms, int64_t node);
+// --- pg_origins.cpp ------------------------------------------------------------
+
+// The generation of origins this backend has checked its database at
+// (SharedState::origins_generation): snowflake_nextval() calls
+// sf_check_origins when it differs, which checks the database for IDs
+// restored from another server, raises the floor above them or ERRORs.
+extern uint64_t sf_origins_checked;
+void sf_check_origins(uint64_t generation);
+
 // The recorded and the configured layout, for messages.
 struct LayoutTexts {
     char stored[160];

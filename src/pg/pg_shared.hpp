@@ -26,6 +26,7 @@
 #include "core/catch_up_state.hpp"
 #include "core/clock_units.hpp"
 #include "core/generator.hpp"
+#include "core/origin_marks.hpp"
 #include "core/registry.hpp"
 #include "core/resume.hpp"
 #include "core/state_record.hpp"
@@ -106,6 +107,10 @@ struct LeaseState {
     std::atomic<int64_t> switch_clock_ms{0};  // the asking backend's clock reading
     std::atomic<uint64_t> switch_attempts{0};
     std::atomic<Latch *> worker_latch{nullptr};
+    // A backend that raised the floor above the lease's bound (a restore's
+    // IDs, pg_origins.cpp) asks for a renewal now rather than at its time;
+    // the worker broadcasts `changed` after it.
+    std::atomic<bool> renew_requested{false};
     ConditionVariable changed;
     // Under SharedState::lock: the last error from the registry, for
     // messages and the status: a core Error's message, ": " and its detail,
@@ -136,6 +141,11 @@ struct SharedState {
     std::atomic<uint64_t> floor{0};
     snowflake::Reservation reservation;
     std::atomic<int> refusal{0};  // a Refusal
+    // Moves on when rows from another server arrive in any database's
+    // snowflake_origin (a logical restore): every database is checked for
+    // restored IDs again before its next ID (pg_origins.cpp). Read by every
+    // call, written once per restore.
+    std::atomic<uint64_t> origins_generation{1};
 
     // The catch-up clock (src/core/resume.hpp): started and stopped under
     // `lock`, read and ended by every backend (src/core/catch_up_state.hpp).
@@ -214,6 +224,8 @@ struct SharedState {
     // holder put the floor ahead of the clock, not because the clock went
     // back: the exact record at shutdown says so (StateRecord::lead_from_lease).
     bool catch_up_from_lease = false;
+    // The databases checked for restored IDs, and at which generation.
+    snowflake::OriginMarks origin_marks;
     LeaseState lease;
 };
 

@@ -50,3 +50,8 @@
 \ir functions/snowflake_date_bin.sql
 \ir functions/snowflake_public.sql
 \ir functions/snowflake_from_public.sql
+\ir functions/snowflake_system_identifier.sql
+\ir functions/snowflake_origin_arrived.sql
+\ir tables/snowflake_origin.sql
+\ir functions/snowflake_raise_floor.sql
+\ir functions/snowflake_check_restore.sql

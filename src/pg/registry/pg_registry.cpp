@@ -635,8 +635,9 @@ void run(snowflake::RegistryStore &store) {
             } else if (got == snowflake::StoreOutcome::refused) {
                 wake = now + sf_lease_ttl_ms / snowflake::kRenewalsPerTtl * kNsPerMs;
             }
-        } else if (now >= next_renewal) {
+        } else if (now >= next_renewal || lease().renew_requested.exchange(false)) {
             const snowflake::StoreOutcome renewed = renew(store, &next_renewal, &renew_error);
+            ConditionVariableBroadcast(&lease().changed);
             const bool replaced = renew_error.code == snowflake::ErrorCode::registry_replaced;
             if (renewed == snowflake::StoreOutcome::ok) {
                 wake = next_renewal;
