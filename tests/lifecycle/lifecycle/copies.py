@@ -490,7 +490,8 @@ def logical_restore(sim, rng):
     client.pause()
     try:
         node_id = _held_id(sim, node, "before the dump")
-        node.sql_ok("CREATE TABLE IF NOT EXISTS lifecycle_restored (id bigint PRIMARY KEY "
+        node.sql_ok("SET client_min_messages = warning",  # not its NOTICE of a second time
+                    "CREATE TABLE IF NOT EXISTS lifecycle_restored (id bigint PRIMARY KEY "
                     "DEFAULT snowflake_nextval(), made timestamptz NOT NULL DEFAULT "
                     "clock_timestamp())")
         out = node.sql_ok(f"INSERT INTO lifecycle_restored (made) SELECT clock_timestamp() FROM "
