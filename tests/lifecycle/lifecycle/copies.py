@@ -131,16 +131,16 @@ def _await_position(sim, node, node_id, past_lsn):
     Returns the position, or None where the registry records none."""
     want = lsn_int(past_lsn)
     found = {}
+    # WAL past past_lsn for the next renewal to record, if the client's calls
+    # wrote none yet (a no-op where nothing was written since the last switch)
+    node.sql_ok("SELECT pg_switch_wal()")
 
     def recorded():
         pos = sim.registry.recorded_position(node_id)
         found["pos"] = pos
         if pos is None:
             return "none"
-        if pos > want:
-            return "past"
-        node.sql_ok("SELECT pg_switch_wal()")  # WAL past past_lsn, for the next renewal
-        return None
+        return "past" if pos > want else None
 
     answer = poll(f"the registry to record {node.name}'s WAL position past {past_lsn}",
                   recorded, 30, config.POLL_PACE_S)
