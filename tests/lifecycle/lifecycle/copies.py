@@ -365,10 +365,33 @@ class SplitBrain:
                 self.sim.prober.observe(also)
             time.sleep(config.POLL_PACE_S)
 
+    def check_handover(self):
+        """(invariant 2) A promoted standby that minted on its old primary's
+        node id (a static id, or the live lease taken over) resumes above
+        every ID the old primary issued on it, also those of the split
+        brain's window before the old primary learnt it was replaced."""
+        ledger = self.sim.prober.ledger
+        ledger.check()
+        old = [v[1] for (n, _, b), v in ledger.span.items()
+               if n == self.node.name and b == self.old_id]
+        new = [v[0] for (n, _, b), v in ledger.span.items()
+               if n == self.standby.name and b == self.old_id]
+        if old and new and min(new) <= max(old):
+            raise Violation(2, f"{self.standby.name}, promoted, issued {min(new)} "
+                               f"({ts_ms(min(new))}) on node id {self.old_id}, not above "
+                               f"{max(old)} ({ts_ms(max(old))}), which its old primary "
+                               f"{self.node.name} issued on it")
+        if new:
+            self.sim.note(f"  {self.standby.name} minted on {self.node.name}'s node id "
+                          f"{self.old_id}: its lowest ID there {ts_ms(min(new)) - ts_ms(max(old))}"
+                          f" ms above the old primary's highest" if old else
+                          f"  {self.standby.name} minted on node id {self.old_id}")
+
     def finish(self):
         """The split brain ends: the old primary stopped and discarded, its
         successor the node from now on; or, for a copy, the copy discarded."""
         sim, node = self.sim, self.node
+        self.check_handover()
         if self.successor is False:
             _end_side(sim, self.standby)
         else:
