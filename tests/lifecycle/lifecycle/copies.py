@@ -209,6 +209,13 @@ def copy(sim, rng):
     if node.worker_cfg == "auto" and minted < calls:
         raise Violation(3, f"{c.name}, a copy of {node.name} with worker_id 'auto', has not "
                            f"minted within {config.LIVENESS_BOUND_MS} ms: {last.error}")
+    if node.worker_cfg != "auto" and not last.ok and not (
+            "copy of" in last.stderr and node.data in last.stderr):
+        # refused, as it must be, but not saying why (issue 42: a copy with a
+        # static id held live by its original is refused, naming the original)
+        sim.prober.fail(7, f"{c.name}, a copy of {node.name} with its static worker_id "
+                           f"{node.worker_cfg}, was refused without saying it is a copy of "
+                           f"{node.name} ({node.data}): {last.stderr.strip()[-600:]}")
     sim.note(f"  {c.name}: {minted} probes minted; last {last.describe()}")
     for line in _copy_lines(c)[:2]:
         sim.note(f"  {c.name}'s log: {line[-200:]}")

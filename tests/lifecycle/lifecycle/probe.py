@@ -84,6 +84,7 @@ class Probe:
         errors = [l for l in err.splitlines() if "ERROR:" in l or "FATAL:" in l
                   or "could not connect" in l or "timed out" in l or "closed" in l]
         self.error = errors[0].strip() if errors else (err.strip().splitlines() or [""])[0]
+        self.stderr = err  # the DETAIL and HINT lines too
 
     @property
     def ok(self):
