@@ -317,19 +317,8 @@ class SplitBrain:
     def await_standby(self, since, why):
         """Polls the standby (and the old primary between) until it mints;
         decides successor or copy from its log."""
-        deadline = since + config.LIVENESS_BOUND_MS / 1000
-        errors = []
-        while True:
-            self.probe_node()
-            p = self.sim.prober.observe(self.standby)
-            if p.ok:
-                break
-            if not errors or errors[-1] != p.error:
-                errors.append(p.error)
-            if time.monotonic() > deadline:
-                raise Violation(3, f"{self.standby.name} ({why}) has not minted within "
-                                   f"{config.LIVENESS_BOUND_MS} ms: {' | '.join(errors[-4:])}")
-            time.sleep(config.POLL_PACE_S)
+        p = self.sim.prober.await_mint(self.standby, since, config.LIVENESS_BOUND_MS, why,
+                                       between=self.probe_node)
         if self.held_at is None:
             self.held_at = time.monotonic()
             copy_of = _copy_lines(self.standby)

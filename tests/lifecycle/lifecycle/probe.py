@@ -181,12 +181,16 @@ class Prober:
                 return p
             time.sleep(config.POLL_PACE_S)
 
-    def await_mint(self, node, since, bound_ms, why):
+    def await_mint(self, node, since, bound_ms, why, between=None):
         """Invariant 3: polls until the node mints; fails once bound_ms have
-        passed since `since` (time.monotonic()). Returns the successful probe."""
+        passed since `since` (time.monotonic()). Returns the successful probe.
+        between(), if given, runs before each probe (copies.py: a probe of
+        another server)."""
         deadline = since + bound_ms / 1000
         errors = []
         while True:
+            if between is not None:
+                between()
             left = deadline - time.monotonic()
             p = self.observe(node, timeout=max(5, min(config.PSQL_TIMEOUT_S, left + 5)))
             if p.ok:
