@@ -16,7 +16,9 @@
 -- is none or one an earlier version of the extension gave them; a comment
 -- of the DBA's is kept. Over a complete 1.6 it changes the version and one
 -- function's message (snowflake_registry_refuse_old_server names the 1.5
--- of 1.5.0-1 too), nothing else. docs/upgrading.md, "1.5.0-1 and the
+-- of 1.5.0-1 too), and adds the registry's record of WAL positions and
+-- timelines (issue 42: two columns of snowflake_registry_lease, the table
+-- snowflake_registry_timeline), nothing else. docs/upgrading.md, "1.5.0-1 and the
 -- update to 1.7".
 --
 -- Generated once by tools/sql-repair from this prologue and the sources
@@ -808,6 +810,47 @@ END IF;
 END
 $repair$;
 SELECT pg_catalog.pg_extension_config_dump('snowflake_id.snowflake_registry_lease', '');
+
+-- From 1.7: the holder's WAL position at its last grant, renewal or
+-- give-back, and the run (holder_instance) that recorded it; a row whose
+-- holder a server before 1.7 wrote (another run) counts as no position.
+-- Added rather than listed above, so that an install updated from 1.6 and a
+-- new one have the same columns in the same order.
+ALTER TABLE snowflake_id.snowflake_registry_lease
+    ADD COLUMN IF NOT EXISTS holder_wal_position bigint NOT NULL DEFAULT 0,
+    ADD COLUMN IF NOT EXISTS holder_wal_position_instance bigint NOT NULL DEFAULT 0;
+
+-- src/sql/tables/snowflake_registry_timeline.sql
+-- Registry side, from 1.7: what the registry keeps of each timeline of each
+-- system apart from leases, which come and go (docs/many-servers.md, "Copies
+-- and successors"): the highest WAL position a holder of the timeline
+-- recorded, which tells its promoted standby (it left the timeline at or
+-- after it) from a copy (before it); whether such a successor held a lease,
+-- after which the timeline's servers are refused for good; and until when a
+-- server of it whose lease lapsed waits before it leases again.
+CREATE TABLE IF NOT EXISTS snowflake_id.snowflake_registry_timeline (
+    system_id numeric(20, 0) NOT NULL,         -- pg_control's system identifier
+    timeline integer NOT NULL,
+    wal_position bigint NOT NULL DEFAULT 0,
+    superseded_by integer,                     -- the successor's timeline
+    superseded_at timestamptz,
+    superseded_by_holder text,
+    resume_at_ms bigint NOT NULL DEFAULT 0,
+    PRIMARY KEY (system_id, timeline)
+);
+
+-- Set where the repair created the object, where it has no comment, or
+-- one an earlier version gave it; a comment of the DBA's is kept.
+DO $repair$
+BEGIN
+IF snowflake_id.snowflake_repair_sets('table', ARRAY['snowflake_id', 'snowflake_registry_timeline']::text[], ARRAY[]::text[],
+       '{}'::text[]) THEN
+COMMENT ON TABLE snowflake_id.snowflake_registry_timeline IS
+'Registry side: per system and timeline, the highest WAL position its lease holders recorded, and the successor that replaced it';
+END IF;
+END
+$repair$;
+SELECT pg_catalog.pg_extension_config_dump('snowflake_id.snowflake_registry_timeline', '');
 
 -- src/sql/functions/snowflake_registry_layout_text.sql
 -- Every SQL and PL/pgSQL function pins its search_path (1.5): names in a

@@ -41,52 +41,117 @@ int64_t floor_after(const LeaseRecord &lease) {
     return lease.reserved_until_ms + lease.holder_max_clock_drift_ms;
 }
 
+const TimelineRecord *timeline_of(const RegistryView &view, uint64_t system_id, int timeline) {
+    for (const TimelineRecord &t : view.timelines) {
+        if (t.system_id == system_id && t.timeline == timeline) {
+            return &t;
+        }
+    }
+    return nullptr;
+}
+
+// The highest WAL position any holder of (system, timeline) recorded: the
+// registry's record of the timeline, or a lease's, whichever is higher (a
+// lease written where the store keeps no TimelineRecord yet). 0 where none
+// did, as for records of servers before 1.7.
+int64_t recorded_position(const RegistryView &view, uint64_t system_id, int timeline) {
+    const TimelineRecord *record = timeline_of(view, system_id, timeline);
+    int64_t position = record != nullptr ? record->position : 0;
+    for (const LeaseRecord &lease : view.leases) {
+        if (lease.holder_system_id == system_id && lease.holder_timeline == timeline) {
+            position = std::max(position, lease.holder_wal_position);
+        }
+    }
+    return position;
+}
+
+const TimelineSwitch *switch_from(const LeaseHolder &holder, int timeline) {
+    for (const TimelineSwitch &s : holder.history) {
+        if (s.timeline == timeline) {
+            return &s;
+        }
+    }
+    return nullptr;
+}
+
+// Whether `holder` succeeds `timeline` of its own system: it runs on a
+// higher timeline whose history left that one at or after the highest
+// position any holder of it recorded, so that it carries everything that
+// timeline's servers did while they held leases (a promoted standby). A
+// server that left it before (a restored backup, a point-in-time copy) is
+// a copy: the original went on past its branch point. Safe either way for
+// IDs (a copy never takes a live lease over, a successor's grant starts
+// above every recorded bound); what it decides is who keeps running. A
+// standby promoted on purpose into a separate server, or a copy that
+// recovered up to the original's last recorded position (an idle
+// original, or a copy made within one renewal of it), counts as a
+// successor: the registry cannot tell them from a failover.
+bool is_successor(const RegistryView &view, const LeaseHolder &holder, uint64_t system_id,
+                  int timeline) {
+    if (holder.system_id != system_id || holder.timeline <= timeline) {
+        return false;
+    }
+    const TimelineSwitch *left = switch_from(holder, timeline);
+    return left != nullptr && left->switchpoint >= recorded_position(view, system_id, timeline);
+}
+
+// A server on a higher timeline of the lease holder's system that is no
+// successor of the holder's timeline: a copy of it.
+bool is_copy_of(const RegistryView &view, const LeaseRecord &lease, const LeaseHolder &holder) {
+    return lease.holder_system_id == holder.system_id && holder.timeline > lease.holder_timeline &&
+           lease.holder_instance != holder.instance &&
+           !is_successor(view, holder, lease.holder_system_id, lease.holder_timeline);
+}
+
 // Whether a server may take over a lease that is still live: it is the same
-// run; or a promoted standby of the holder (same system identifier, higher
-// timeline); or a later run of the same server (same system identifier,
-// host, port and data directory, and the fence its durable state recorded).
-// A server without a recorded fence (0: fences start at 1) is not such a
-// run, whatever the lease's fence. A copy of the holder's data directory
-// started elsewhere (a restored backup on its old timeline) is none of
-// these.
-bool may_take(const LeaseRecord &lease, const LeaseHolder &holder, int64_t previous_fence) {
+// run; or a successor of the holder's timeline (a promoted standby); or a
+// later run of the same server (same system identifier, host, port and
+// data directory, and the fence its durable state recorded). A server
+// without a recorded fence (0: fences start at 1) is not such a run,
+// whatever the lease's fence. A copy of the holder's data directory
+// started elsewhere (a restored backup, on its old timeline or a new one
+// that branched before the holder's recorded position) is none of these.
+bool may_take(const RegistryView &view, const LeaseRecord &lease, const LeaseHolder &holder,
+              int64_t previous_fence) {
     if (lease.holder_instance == holder.instance) {
         return true;
     }
     if (lease.holder_system_id != holder.system_id) {
         return false;
     }
-    return holder.timeline > lease.holder_timeline ||
+    return is_successor(view, holder, lease.holder_system_id, lease.holder_timeline) ||
            (lease.holder_host == holder.host && lease.holder_port == holder.port &&
             lease.holder_data_directory == holder.data_directory && previous_fence > 0 &&
             lease.fence == previous_fence);
 }
 
-// Whether `lease` is held by a promoted standby of the server asking: the
-// same system identifier on a higher timeline, another run. That server is
-// an old primary a newer timeline of its own cluster replaced (a failover;
-// a split brain if it still runs), whatever id either holds.
+// Whether `lease` is held by a promoted standby of the server asking, as
+// servers before 1.7 recorded it (no WAL position): the same system
+// identifier on a higher timeline, another run. A holder that recorded a
+// position replaces the server only through the registry's record of the
+// server's timeline (superseded_by), which a copy never sets.
 bool held_by_successor(const LeaseRecord &lease, uint64_t system_id, int64_t instance,
                        int timeline) {
     return lease.holder_system_id == system_id && lease.holder_timeline > timeline &&
-           lease.holder_instance != instance;
+           lease.holder_instance != instance && lease.holder_wal_position == 0;
 }
 
-// A lease an acquire of `holder` ends for its holder: another run's, of an
-// older timeline of the same system (an old primary's, or a standby's
-// promoted before), not given back, live or expired. Expired too: the old
-// primary's renewal may still be on its way, and a renewal of an expired
-// lease nobody took over goes through (decide_renew).
-bool ends_for_successor(const LeaseRecord &lease, const LeaseHolder &holder) {
+// A lease an acquire of `holder` ends for its holder: another run's, of a
+// timeline `holder` succeeds (an old primary's, or a standby's promoted
+// before), not given back, live or expired. Expired too: the old primary's
+// renewal may still be on its way.
+bool ends_for_successor(const RegistryView &view, const LeaseRecord &lease,
+                        const LeaseHolder &holder) {
     return lease.released_at_ms == 0 && lease.holder_instance != holder.instance &&
-           lease.holder_system_id == holder.system_id && holder.timeline > lease.holder_timeline;
+           is_successor(view, holder, lease.holder_system_id, lease.holder_timeline);
 }
 
 // The lease taking over which would make the asking server a promoted
-// standby replacing a live holder: same system, lower timeline, live, and
+// standby replacing a live holder: live, of a timeline it succeeds, and
 // not this server's own earlier run (may_take's other cases).
-bool takes_from_predecessor(const LeaseRecord &lease, const LeaseHolder &holder, int64_t now_ms) {
-    return is_live(lease, now_ms) && ends_for_successor(lease, holder);
+bool takes_from_predecessor(const RegistryView &view, const LeaseRecord &lease,
+                            const LeaseHolder &holder, int64_t now_ms) {
+    return is_live(lease, now_ms) && ends_for_successor(view, lease, holder);
 }
 
 // Refuses an old primary: `successor` is a live lease of its promoted
@@ -413,6 +478,7 @@ LeaseRecord granted(int64_t node, int64_t fence, const LeaseRequest &request, in
     lease.expires_at_ms = lease_end(now_ms, request.ttl_ms);
     lease.released_at_ms = 0;
     lease.reserved_until_ms = reserved_until_ms;
+    lease.holder_wal_position = request.holder.wal_position;
     return lease;
 }
 
@@ -480,10 +546,194 @@ LeaseRecord superseding(const LeaseRecord &old, const LeaseRequest &request, int
         std::max(old.holder_max_clock_drift_ms, request.max_clock_drift_ms);
     ended.acquired_at_ms = now_ms;
     ended.renewed_at_ms = now_ms;
+    ended.holder_wal_position = request.holder.wal_position;
     return ended;
 }
 
+// Refuses a server of a timeline its successor replaced (`record`): from
+// the successor's first grant on, whatever the successor's lease does
+// since (given back by a clean restart, expired, taken by another).
+RuleOutcome refuse_superseded(const TimelineRecord &record, const LeaseHolder &holder,
+                              const std::string &me, Error *err) {
+    fail(err, ErrorCode::registry_replaced,
+         "this server was replaced by a promoted standby (timeline %d) of its own",
+         record.superseded_by);
+    set_detail(err,
+               "%s leased a node id on timeline %d at %s, and its history left timeline %d at or "
+               "after the last WAL position (%s) a server of that timeline recorded: it is this "
+               "server's successor. This server is %s on timeline %d.",
+               record.superseded_by_holder.c_str(), record.superseded_by,
+               registry_time_text(record.superseded_at_ms).c_str(), record.timeline,
+               lsn_text(record.position).c_str(), me.c_str(), holder.timeline);
+    set_hint(err,
+             "A replaced primary issues no IDs again, so that its writes fail instead of "
+             "diverging: stop it, or make it a standby of the new primary (pg_rewind), which "
+             "puts it on a newer timeline. If the other server is no successor but a copy "
+             "recovered up to this server's last recorded position, set "
+             "snowflake_id.on_replaced = 'lease_another' on this server.");
+    return RuleOutcome::refused;
+}
+
+// Refuses a copy the id it asked for: the original holds it live.
+RuleOutcome refuse_copy(const RegistryView &view, const LeaseRecord &original,
+                        const LeaseHolder &holder, const std::string &me, Error *err) {
+    const TimelineSwitch *left = switch_from(holder, original.holder_timeline);
+    fail(err, ErrorCode::registry,
+         "node id %" PRId64 " is held by the server this one is a copy of: %s", original.node,
+         holder_of(original).c_str());
+    set_detail(
+        err,
+        "This server (%s, timeline %d) left timeline %d at WAL position %s; the holder "
+        "recorded position %s on it, whose lease runs until %s. A server that branched "
+        "before its original's last recorded position is a copy (a restored backup, a "
+        "point-in-time recovery), not a successor, and never takes a live lease from the "
+        "original.",
+        me.c_str(), holder.timeline, original.holder_timeline,
+        lsn_text(left != nullptr ? left->switchpoint : 0).c_str(),
+        lsn_text(recorded_position(view, original.holder_system_id, original.holder_timeline))
+            .c_str(),
+        registry_time_text(original.expires_at_ms).c_str());
+    set_hint(err,
+             "Give the copy its own snowflake_id.worker_id, set it to 'auto', or give it another "
+             "registry.");
+    return RuleOutcome::refused;
+}
+
+// Where the store keeps TimelineRecords: this server's position on its own
+// timeline, raised.
+void record_position(const RegistryView &view, const LeaseHolder &holder, RegistryWrites *writes) {
+    if (!view.keeps_timelines || holder.wal_position <= 0) {
+        return;
+    }
+    TimelineRecord own;
+    own.system_id = holder.system_id;
+    own.timeline = holder.timeline;
+    own.position = holder.wal_position;
+    writes->timelines.push_back(own);
+}
+
+// A grant to a successor marks every timeline it succeeds as replaced, for
+// good; and a grant to a copy says of whom (LeaseGrant::copy_of).
+void record_succession(const RegistryView &view, const LeaseHolder &holder, RegistryWrites *writes,
+                       LeaseGrant *grant) {
+    const std::string me = holder_of(holder);
+    for (const TimelineSwitch &left : holder.history) {
+        if (left.timeline >= holder.timeline) {
+            continue;
+        }
+        const int64_t recorded = recorded_position(view, holder.system_id, left.timeline);
+        if (left.switchpoint >= recorded) {
+            const TimelineRecord *record = timeline_of(view, holder.system_id, left.timeline);
+            if (view.keeps_timelines && (record == nullptr || record->superseded_by == 0)) {
+                TimelineRecord replaced;
+                replaced.system_id = holder.system_id;
+                replaced.timeline = left.timeline;
+                replaced.superseded_by = holder.timeline;
+                replaced.superseded_at_ms = view.now_ms;
+                replaced.superseded_by_holder = me;
+                writes->timelines.push_back(replaced);
+            }
+            continue;
+        }
+        // A copy: named after the latest holder of the timeline it left.
+        const LeaseRecord *original = nullptr;
+        for (const LeaseRecord &lease : view.leases) {
+            if (lease.holder_system_id == holder.system_id &&
+                lease.holder_timeline == left.timeline &&
+                (original == nullptr || lease.renewed_at_ms > original->renewed_at_ms)) {
+                original = &lease;
+            }
+        }
+        if (grant->copy_of.empty() || left.timeline > grant->copy_of_timeline) {
+            grant->copy_of = original != nullptr ? holder_of(*original)
+                                                 : "a server of system identifier " +
+                                                       std::to_string(holder.system_id);
+            grant->copy_of_timeline = left.timeline;
+            grant->copy_branch_position = left.switchpoint;
+            grant->copy_original_position = recorded;
+        }
+    }
+}
+
+// A server of a timeline whose own lease lapsed (expired without being
+// given back or taken over: its renewals did not get through, the registry
+// was down or cut off) leases again only one lease_ttl after it first asks
+// again. A standby promoted while the registry was out of reach gets the
+// registry first and replaces the timeline; without the wait, the old
+// primary, asking first, would record a position past the standby's branch
+// point and mint again. False, with err filled, while it waits; the first
+// refusal records the time in the timeline's record (or, where the store
+// keeps none, the wait runs from the lapsed lease's expiry).
+bool past_lapse(const RegistryView &view, const LeaseRequest &request, RegistryWrites *writes,
+                Error *err) {
+    const LeaseHolder &holder = request.holder;
+    // The server's latest lease, of any of its runs: lapsed if it expired
+    // without being given back.
+    const LeaseRecord *lapsed = nullptr;
+    for (const LeaseRecord &lease : view.leases) {
+        if (lease.holder_instance == holder.instance && is_live(lease, view.now_ms)) {
+            return true;  // this run holds a lease: it reached the registry in time
+        }
+        if (lease.holder_system_id == holder.system_id &&
+            lease.holder_timeline == holder.timeline && lease.holder_host == holder.host &&
+            lease.holder_port == holder.port &&
+            lease.holder_data_directory == holder.data_directory &&
+            (lapsed == nullptr || lease.renewed_at_ms > lapsed->renewed_at_ms)) {
+            lapsed = &lease;
+        }
+    }
+    if (lapsed == nullptr || lapsed->released_at_ms != 0 || is_live(*lapsed, view.now_ms)) {
+        return true;
+    }
+    int64_t resume_at = lapsed->expires_at_ms + request.ttl_ms;
+    if (view.keeps_timelines) {
+        const TimelineRecord *record = timeline_of(view, holder.system_id, holder.timeline);
+        if (record != nullptr && record->resume_at_ms >= lapsed->expires_at_ms) {
+            resume_at = record->resume_at_ms;
+        } else {
+            resume_at = view.now_ms + request.ttl_ms;
+            TimelineRecord wait;
+            wait.system_id = holder.system_id;
+            wait.timeline = holder.timeline;
+            wait.resume_at_ms = resume_at;
+            writes->timelines.push_back(wait);
+        }
+    }
+    if (view.now_ms >= resume_at) {
+        return true;
+    }
+    fail(err, ErrorCode::registry,
+         "this server's lease on node id %" PRId64 " lapsed: it leases again from %s", lapsed->node,
+         registry_time_text(resume_at).c_str());
+    set_detail(err,
+               "The lease expired at %s without being renewed or given back. A standby of this "
+               "server promoted meanwhile gets one lease_ttl to reach the registry first; the "
+               "server asks again until then.",
+               registry_time_text(lapsed->expires_at_ms).c_str());
+    set_hint(err, "Nothing to do: keep the registry reachable so that leases are renewed in time.");
+    return false;
+}
+
 }  // namespace
+
+void merge_timeline(const TimelineRecord &from, TimelineRecord *into) {
+    into->system_id = from.system_id;
+    into->timeline = from.timeline;
+    into->position = std::max(into->position, from.position);
+    if (into->superseded_by == 0 && from.superseded_by != 0) {
+        into->superseded_by = from.superseded_by;
+        into->superseded_at_ms = from.superseded_at_ms;
+        into->superseded_by_holder = from.superseded_by_holder;
+    }
+    into->resume_at_ms = std::max(into->resume_at_ms, from.resume_at_ms);
+}
+
+std::string lsn_text(int64_t position) {
+    char buf[2 * 8 + 2];
+    snprintf(buf, sizeof buf, "%X/%X", static_cast<unsigned>(static_cast<uint64_t>(position) >> 32),
+             static_cast<unsigned>(static_cast<uint64_t>(position) & 0xffffffffU));
+    return buf;
+}
 
 std::string holder_text(const char *host, int port, const char *data_directory,
                         uint64_t system_id) {
@@ -549,6 +799,11 @@ RuleOutcome decide_acquire(const LeaseRequest &request, const RegistryView &stor
     }
     const std::string me = holder_of(request.holder);
     if (request.refuse_when_replaced) {
+        const TimelineRecord *own =
+            timeline_of(view, request.holder.system_id, request.holder.timeline);
+        if (own != nullptr && own->superseded_by != 0) {
+            return refuse_superseded(*own, request.holder, me, err);
+        }
         for (const LeaseRecord &lease : view.leases) {
             if (is_live(lease, view.now_ms) &&
                 held_by_successor(lease, request.holder.system_id, request.holder.instance,
@@ -556,6 +811,10 @@ RuleOutcome decide_acquire(const LeaseRequest &request, const RegistryView &stor
                 return refuse_replaced(lease, request.holder, me, err);
             }
         }
+    }
+
+    if (!past_lapse(view, request, writes, err)) {
+        return RuleOutcome::refused;
     }
 
     const int64_t nodes = int64_t{1} << (w.datacenter_bits + w.worker_bits);
@@ -591,7 +850,8 @@ RuleOutcome decide_acquire(const LeaseRequest &request, const RegistryView &stor
         }
         if (target < 0 && request.preferred_node >= 0 && request.preferred_node < nodes) {
             const LeaseRecord *lease = find(view, request.preferred_node);
-            if (lease != nullptr && takes_from_predecessor(*lease, request.holder, view.now_ms)) {
+            if (lease != nullptr &&
+                takes_from_predecessor(view, *lease, request.holder, view.now_ms)) {
                 target =
                     id_free_at_clock(view, nodes, request.preferred_node, request.clock_unix_ms);
                 if (target < 0) {
@@ -600,7 +860,7 @@ RuleOutcome decide_acquire(const LeaseRequest &request, const RegistryView &stor
                     target = request.preferred_node;
                 }
             } else if (lease == nullptr || !is_live(*lease, view.now_ms) ||
-                       may_take(*lease, request.holder, request.previous_fence)) {
+                       may_take(view, *lease, request.holder, request.previous_fence)) {
                 target = request.preferred_node;
             }
         }
@@ -651,7 +911,10 @@ RuleOutcome decide_acquire(const LeaseRequest &request, const RegistryView &stor
 
     const LeaseRecord *lease = find(view, target);
     if (lease != nullptr && is_live(*lease, view.now_ms) &&
-        !may_take(*lease, request.holder, request.previous_fence)) {
+        !may_take(view, *lease, request.holder, request.previous_fence)) {
+        if (is_copy_of(view, *lease, request.holder)) {
+            return refuse_copy(view, *lease, request.holder, me, err);
+        }
         fail(err, ErrorCode::registry, "node id %" PRId64 " is held by another server", target);
         set_detail(err, "It is held by %s, whose lease runs until %s; this server is %s.",
                    holder_of(*lease).c_str(), registry_time_text(lease->expires_at_ms).c_str(),
@@ -698,12 +961,14 @@ RuleOutcome decide_acquire(const LeaseRequest &request, const RegistryView &stor
     // grant, so that a later run of this server fences again an old primary
     // that took an id back while no lease of this server was live.
     for (const LeaseRecord &other : view.leases) {
-        if (other.node != target && ends_for_successor(other, request.holder)) {
+        if (other.node != target && ends_for_successor(view, other, request.holder)) {
             writes->leases.push_back(
                 superseding(other, request, view.now_ms, high_water_of(view, other.node)));
         }
     }
     grant_node(target, lease, request, view, 0, writes, grant, expires_unix_ms);
+    record_position(view, request.holder, writes);
+    record_succession(view, request.holder, writes, grant);
     mark_high_water(stored, writes);
     restore_high_water(stored, writes);
     return RuleOutcome::ok;
@@ -716,8 +981,13 @@ RuleOutcome decide_renew(const RenewRequest &request, const RegistryView &view,
         return RuleOutcome::refused;
     }
     const LeaseRecord *lease = find(view, request.node);
+    const TimelineRecord *own =
+        timeline_of(view, request.holder.system_id, request.holder.timeline);
     if (lease == nullptr || lease->fence != request.fence ||
         lease->holder_instance != request.instance || lease->released_at_ms != 0) {
+        if (own != nullptr && own->superseded_by != 0) {
+            return refuse_superseded(*own, request.holder, holder_of(request.holder), err);
+        }
         if (lease != nullptr && is_live(*lease, view.now_ms) &&
             held_by_successor(*lease, request.holder.system_id, request.instance,
                               request.holder.timeline)) {
@@ -739,14 +1009,29 @@ RuleOutcome decide_renew(const RenewRequest &request, const RegistryView &view,
         set_hint(err, kLostHint);
         return RuleOutcome::refused;
     }
-    // A lease that expired without being taken over is renewed: no one else
-    // can have issued on it. The recorded bound never goes down.
+    if (request.refuse_when_replaced && own != nullptr && own->superseded_by != 0) {
+        return refuse_superseded(*own, request.holder, holder_of(request.holder), err);
+    }
+    // A lease that expired is not renewed, though no one took it over: its
+    // holder stopped issuing at its deadline, and a standby promoted while
+    // its renewals did not get through must reach the registry before it
+    // records a position past the standby's branch point. It leases again
+    // (past_lapse()). The recorded bound never goes down, nor the position.
+    if (!is_live(*lease, view.now_ms)) {
+        fail(err, ErrorCode::registry, "the lease on node id %" PRId64 " lapsed", request.node);
+        set_detail(err, "It expired at %s before this renewal reached the registry.",
+                   registry_time_text(lease->expires_at_ms).c_str());
+        set_hint(err, kLostHint);
+        return RuleOutcome::refused;
+    }
     LeaseRecord renewed = *lease;
     renewed.renewed_at_ms = view.now_ms;
     renewed.expires_at_ms = lease_end(view.now_ms, request.ttl_ms);
     renewed.reserved_until_ms = std::max(lease->reserved_until_ms, request.bound_unix_ms);
+    renewed.holder_wal_position = std::max(lease->holder_wal_position, request.holder.wal_position);
     writes->leases.push_back(renewed);
     *expires_unix_ms = renewed.expires_at_ms;
+    record_position(view, request.holder, writes);
     mark_high_water(view, writes);
     return RuleOutcome::ok;
 }
@@ -769,7 +1054,15 @@ void decide_release(const ReleaseRequest &request, const RegistryView &view, Reg
     LeaseRecord given = *lease;
     given.released_at_ms = view.now_ms;
     given.reserved_until_ms = request.bound_unix_ms;
+    given.holder_wal_position = std::max(lease->holder_wal_position, request.wal_position);
     writes->leases.push_back(given);
+    if (view.keeps_timelines && request.wal_position > 0) {
+        TimelineRecord own;
+        own.system_id = lease->holder_system_id;
+        own.timeline = lease->holder_timeline;
+        own.position = request.wal_position;
+        writes->timelines.push_back(own);
+    }
     mark_high_water(view, writes, true);
 }
 

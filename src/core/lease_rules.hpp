@@ -59,6 +59,29 @@ struct LeaseRecord {
     int64_t expires_at_ms = 0;
     int64_t released_at_ms = 0;     // 0 while not given back
     int64_t reserved_until_ms = 0;  // the holder's IDs carry times below it
+    // The holder's WAL position at its last grant, renewal or give-back
+    // (LeaseHolder::wal_position); 0 where a server before 1.7 wrote it.
+    int64_t holder_wal_position = 0;
+};
+
+// What a registry keeps of one timeline of one system (pg_control's system
+// identifier), apart from leases, which come and go: the highest WAL
+// position any holder of that timeline recorded, and whether a successor
+// (a server on a higher timeline that left this one at or after that
+// position: a promoted standby) has held a lease, replacing it. A server
+// of a replaced timeline is refused for good (on_replaced = 'refuse'),
+// whatever its successor's lease does; and a server whose own lease lapsed
+// (expired, not given back: its renewals did not get through) leases again
+// only from resume_at_ms, one lease_ttl after it first asked again, so that
+// a standby promoted meanwhile gets the registry first.
+struct TimelineRecord {
+    uint64_t system_id = 0;
+    int timeline = 0;
+    int64_t position = 0;
+    int superseded_by = 0;  // the successor's timeline, or 0
+    int64_t superseded_at_ms = 0;
+    std::string superseded_by_holder;  // holder_text() of the successor
+    int64_t resume_at_ms = 0;
 };
 
 // The cluster's layout, recorded by the first grant; every later request
@@ -132,6 +155,14 @@ struct RegistryView {
     // (RegistryWrites::high).
     bool keeps_high_water = false;
     std::vector<HighWater> high;
+    // A store that keeps TimelineRecords (a PostgreSQL registry from 1.7, a
+    // Redis registry): every one of the asking server's system. Without
+    // them (a registry before 1.7), positions count as 0 (every server on a
+    // higher timeline whose history holds a lease's is its successor, as
+    // before 1.7) and no timeline stays replaced once its successor's lease
+    // ends.
+    bool keeps_timelines = false;
+    std::vector<TimelineRecord> timelines;
 };
 
 // What to write back, in the same atomic step as the read. A refusal may
@@ -146,8 +177,13 @@ struct RegistryWrites {
     // Where keeps_high_water: the marks of every lease written, and of
     // every record an acquire read whose mark was lost or lags behind it.
     std::vector<HighWater> high;
+    // Where keeps_timelines: the records to merge into the store's, in the
+    // same atomic step: the position only rises, a superseded_by once set
+    // stays, resume_at_ms only rises.
+    std::vector<TimelineRecord> timelines;
     bool empty() const {
-        return !layout && !guard && leases.empty() && !never_leased_from && high.empty();
+        return !layout && !guard && leases.empty() && !never_leased_from && high.empty() &&
+               timelines.empty();
     }
 };
 
@@ -161,7 +197,15 @@ struct ReleaseRequest {
     int64_t fence = 0;
     int64_t instance = 0;
     int64_t bound_unix_ms = 0;  // the exact floor of the holder's last IDs
+    int64_t wal_position = 0;   // the holder's, as LeaseHolder::wal_position
 };
+
+// The merge RegistryWrites::timelines asks of a store: `into` (the store's
+// record of the same system and timeline) raised by `from`.
+void merge_timeline(const TimelineRecord &from, TimelineRecord *into);
+
+// An LSN as PostgreSQL writes it: "16/B374D848".
+std::string lsn_text(int64_t position);
 
 // Leases a node id (RegistryStore::acquire): *grant and *expires_unix_ms.
 RuleOutcome decide_acquire(const LeaseRequest &request, const RegistryView &view,

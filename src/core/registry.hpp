@@ -12,12 +12,22 @@
 #include "pure_cpp.hpp"
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "clock_units.hpp"
 #include "error.hpp"
 #include "layout.hpp"
 
 namespace snowflake {
+
+// Where a server left one of its ancestor timelines: the WAL position (an
+// LSN as a 64-bit integer) at which its history switched from `timeline` to
+// the next one (PostgreSQL's timeline history file).
+struct TimelineSwitch {
+    int timeline = 0;
+    int64_t switchpoint = 0;
+};
 
 // The server asking: what the store records, and what tells a later run of
 // the same server, or its promoted standby, from a copy.
@@ -28,6 +38,14 @@ struct LeaseHolder {
     int port = 0;
     const char *data_directory = "";
     int timeline = 1;
+    // The server's WAL position when it sent the call (on a primary, what it
+    // flushed: what a caught-up standby has received), 0 where unknown. The
+    // registry keeps, per timeline, the highest position any holder of it
+    // recorded: a server on a higher timeline that left that timeline at or
+    // after it is its successor; one that left it before is a copy.
+    int64_t wal_position = 0;
+    // Every ancestor timeline, with the position the server left it at.
+    std::vector<TimelineSwitch> history;
 };
 
 struct LeaseRequest {
@@ -40,8 +58,9 @@ struct LeaseRequest {
     int64_t max_clock_drift_ms = 0;
     int64_t ttl_ms = 0;
     int64_t clock_unix_ms = 0;  // the server's clock, to prefer ids whose bound is below it
-    // snowflake_id.on_replaced = 'refuse': refused while a promoted standby
-    // of this server holds a live lease (ErrorCode::registry_replaced);
+    // snowflake_id.on_replaced = 'refuse': refused once a successor of this
+    // server's timeline held a lease, or while a promoted standby of it
+    // holds a live one (ErrorCode::registry_replaced);
     // false ('lease_another'): such a server is leased an id as any other.
     bool refuse_when_replaced = true;
     // 'auto' without an id of its own: 0 takes the first id of the order
@@ -64,12 +83,23 @@ struct RenewRequest {
     int64_t bound_unix_ms = 0;
     int64_t ttl_ms = 0;
     LeaseHolder holder;  // its instance is `instance`
+    // As LeaseRequest's: false ('lease_another') renews a lease taken after
+    // this server's timeline was replaced.
+    bool refuse_when_replaced = true;
 };
 
 struct LeaseGrant {
     int64_t node = -1;
     int64_t fence = 0;
     int64_t floor_unix_ms = 0;  // every ID on the grant must carry a later time
+    // A copy (a server on a higher timeline of a holder's system that left
+    // that timeline before the position its holder last recorded): the
+    // holder it was copied from (holder text), the position it branched at
+    // and the one the original recorded; empty where the server is no copy.
+    std::string copy_of;
+    int copy_of_timeline = 0;
+    int64_t copy_branch_position = 0;
+    int64_t copy_original_position = 0;
 };
 
 // A server whose clock was set back far behind its IDs asks for another node

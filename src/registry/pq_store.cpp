@@ -62,6 +62,7 @@ void PgRegistryStore::disconnect() {
     draining_ = false;
     lease_table_.clear();
     layout_table_.clear();
+    timeline_table_.clear();
 }
 
 // A failure to reach the registry: said in *err, and the connection dropped
@@ -366,7 +367,8 @@ snowflake::StoreOutcome PgRegistryStore::find_tables(int64_t until_mono_ns, snow
         "'pg_catalog.pg_class'::pg_catalog.regclass::pg_catalog.oid "
         "AND d.deptype OPERATOR(pg_catalog.=) 'e' AND c.relkind OPERATOR(pg_catalog.=) 'r' "
         "AND (c.relname OPERATOR(pg_catalog.=) 'snowflake_registry_lease' "
-        "OR c.relname OPERATOR(pg_catalog.=) 'snowflake_registry_layout') "
+        "OR c.relname OPERATOR(pg_catalog.=) 'snowflake_registry_layout' "
+        "OR c.relname OPERATOR(pg_catalog.=) 'snowflake_registry_timeline') "
         "WHERE e.extname OPERATOR(pg_catalog.=) 'snowflake_id'",
         0, nullptr};
     PGresult *rows = nullptr;
@@ -387,8 +389,11 @@ snowflake::StoreOutcome PgRegistryStore::find_tables(int64_t until_mono_ns, snow
         if (PQgetisnull(rows, row, 1)) {
             continue;
         }
-        const bool lease = strcmp(PQgetvalue(rows, row, 1), "snowflake_registry_lease") == 0;
-        (lease ? lease_table_ : layout_table_) = PQgetvalue(rows, row, 2);
+        const char *name = PQgetvalue(rows, row, 1);
+        (strcmp(name, "snowflake_registry_lease") == 0      ? lease_table_
+         : strcmp(name, "snowflake_registry_timeline") == 0 ? timeline_table_
+                                                            : layout_table_) =
+            PQgetvalue(rows, row, 2);
     }
     const char *missing = lease_table_.empty()    ? "snowflake_registry_lease"
                           : layout_table_.empty() ? "snowflake_registry_layout"
@@ -527,6 +532,48 @@ void add_lease(const snowflake::LeaseRecord &l, Params *p) {
     p->add(l.reserved_until_ms);
 }
 
+// One statement that merges `records` into the registry's timelines as
+// lease_rules.hpp's merge_timeline() does (the position and the wait only
+// rise, a successor once recorded stays); empty if there are none.
+std::string timeline_merge(const std::string &table,
+                           const std::vector<snowflake::TimelineRecord> &records, Params *p) {
+    if (records.empty() || table.empty()) {
+        return {};
+    }
+    std::string sql = "INSERT INTO " + table +
+                      " AS t (system_id, timeline, wal_position, superseded_by, superseded_at, "
+                      "superseded_by_holder, resume_at_ms) VALUES ";
+    for (size_t i = 0; i < records.size(); ++i) {
+        const snowflake::TimelineRecord &r = records[i];
+        const int first = p->add_unsigned(r.system_id);
+        p->add(r.timeline);
+        p->add(r.position);
+        if (r.superseded_by != 0) {
+            p->add(r.superseded_by);
+            p->add(r.superseded_at_ms);
+            p->add_text(r.superseded_by_holder);
+        } else {
+            p->add_null();
+            p->add_null();
+            p->add_null();
+        }
+        p->add(r.resume_at_ms);
+        const auto n = [&](int k) { return "$" + std::to_string(first + k); };
+        sql += std::string(i == 0 ? "" : ", ") + "(" + n(0) + "::pg_catalog.numeric, " + n(1) +
+               "::integer, " + n(2) + "::bigint, " + n(3) + "::integer, " + time_of(first + 4) +
+               ", " + n(5) + "::pg_catalog.text, " + n(6) + "::bigint)";
+    }
+    sql +=
+        " ON CONFLICT (system_id, timeline) DO UPDATE SET wal_position = "
+        "GREATEST(t.wal_position, EXCLUDED.wal_position), superseded_by = "
+        "COALESCE(t.superseded_by, EXCLUDED.superseded_by), superseded_at = CASE WHEN "
+        "t.superseded_by IS NULL THEN EXCLUDED.superseded_at ELSE t.superseded_at END, "
+        "superseded_by_holder = CASE WHEN t.superseded_by IS NULL THEN "
+        "EXCLUDED.superseded_by_holder ELSE t.superseded_by_holder END, resume_at_ms = "
+        "GREATEST(t.resume_at_ms, EXCLUDED.resume_at_ms)";
+    return sql;
+}
+
 }  // namespace
 
 // A wait for a lock ends with the call: a backend left queued on it after
@@ -556,6 +603,13 @@ snowflake::StoreOutcome PgRegistryStore::read_view(
                       ? ms_of("ceil", (std::string("l.") + c).c_str())
                       : ms_of("floor", (std::string("l.") + c).c_str());
     }
+    // The holder's position, where the registry keeps one (from 1.7) and
+    // the holder's own run recorded it: a server before 1.7 that took the
+    // row over left the previous holder's there.
+    const bool positions = !timeline_table_.empty();
+    leases += positions ? ", CASE WHEN l.holder_wal_position_instance OPERATOR(pg_catalog.=) "
+                          "l.holder_instance THEN l.holder_wal_position ELSE 0 END"
+                        : ", 0";
     // The whole row as text, exactly (microseconds and all), for the write
     // to tell whether it is unchanged.
     leases += ", l::pg_catalog.text FROM " + lease_table_ + " l";
@@ -572,11 +626,23 @@ snowflake::StoreOutcome PgRegistryStore::read_view(
     // update of the extension moving them); that wait too ends with the
     // call (lock_timeout_setting()).
     const std::string lock_timeout = lock_timeout_setting(until_mono_ns);
+    // The asking server's system's timelines (none before 1.7: an empty
+    // result of the same shape).
+    const std::string system_text = std::to_string(timelines_of_);
+    const char *system_param = system_text.c_str();
+    const std::string timelines =
+        positions
+            ? "SELECT t.timeline, t.wal_position, COALESCE(t.superseded_by, 0), " +
+                  ms_of("floor", "t.superseded_at") +
+                  ", COALESCE(t.superseded_by_holder, ''), t.resume_at_ms FROM " + timeline_table_ +
+                  " t WHERE t.system_id OPERATOR(pg_catalog.=) $1::pg_catalog.numeric"
+            : "SELECT 0, 0, 0, 0, '', 0 WHERE $1::pg_catalog.numeric IS NULL";
     const Statement statements[] = {
         {"BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY", 0, nullptr},
         {lock_timeout.c_str(), 0, nullptr},
         {clock_and_layout.c_str(), 0, nullptr},
         {leases.c_str(), node >= 0 ? 1 : 0, node >= 0 ? &node_param : nullptr},
+        {timelines.c_str(), 1, &system_param},
         {"COMMIT", 0, nullptr},
     };
     constexpr int kCount = sizeof statements / sizeof statements[0];
@@ -601,8 +667,21 @@ snowflake::StoreOutcome PgRegistryStore::read_view(
     row_texts->clear();
     for (int row = 0; row < PQntuples(results[3]); ++row) {
         view->leases.push_back(lease_at(results[3], row));
+        view->leases.back().holder_wal_position = int_at(results[3], row, kLeaseColumnCount);
         row_texts->emplace_back(view->leases.back().node,
-                                PQgetvalue(results[3], row, kLeaseColumnCount));
+                                PQgetvalue(results[3], row, kLeaseColumnCount + 1));
+    }
+    view->keeps_timelines = positions;
+    for (int row = 0; row < PQntuples(results[4]); ++row) {
+        snowflake::TimelineRecord t;
+        t.system_id = timelines_of_;
+        t.timeline = static_cast<int>(int_at(results[4], row, 0));
+        t.position = int_at(results[4], row, 1);
+        t.superseded_by = static_cast<int>(int_at(results[4], row, 2));
+        t.superseded_at_ms = ms_at(results[4], row, 3);
+        t.superseded_by_holder = PQgetvalue(results[4], row, 4);
+        t.resume_at_ms = int_at(results[4], row, 5);
+        view->timelines.push_back(t);
     }
     // The tables keep every record: none is dropped, none can be lost
     // unnoticed.
@@ -703,6 +782,13 @@ snowflake::StoreOutcome PgRegistryStore::write_if_unchanged(
                       kLeaseColumns[i];
         }
     }
+    const bool positions = !timeline_table_.empty();
+    if (positions) {
+        upsert += ", holder_wal_position, holder_wal_position_instance";
+        update +=
+            ", holder_wal_position = EXCLUDED.holder_wal_position, "
+            "holder_wal_position_instance = EXCLUDED.holder_wal_position_instance";
+    }
     upsert += ") SELECT v.* FROM (VALUES ";
     for (size_t row = 0; row < writes.leases.size(); ++row) {
         const int first = params.count() + 1;
@@ -713,6 +799,12 @@ snowflake::StoreOutcome PgRegistryStore::write_if_unchanged(
             upsert += kLeaseTypes[i] != nullptr
                           ? "$" + std::to_string(first + i) + "::" + kLeaseTypes[i]
                           : time_of(first + i);
+        }
+        if (positions) {
+            const int position = params.add(writes.leases[row].holder_wal_position);
+            params.add(writes.leases[row].holder_instance);
+            upsert += ", $" + std::to_string(position) + "::bigint, $" +
+                      std::to_string(position + 1) + "::bigint";
         }
         upsert += ")";
     }
@@ -754,6 +846,15 @@ snowflake::StoreOutcome PgRegistryStore::write_if_unchanged(
     }
     const size_t write_at = statements.size();
     statements.push_back({sql.c_str(), params.count(), values});
+    // The timelines' records, merged in the same transaction: true whether
+    // or not the leases were still as read (a position recorded, a
+    // successor that held the registry's attention, a wait begun).
+    Params timeline_params;
+    const std::string merge = timeline_merge(timeline_table_, writes.timelines, &timeline_params);
+    const char *const *timeline_values = timeline_params.values();
+    if (!merge.empty()) {
+        statements.push_back({merge.c_str(), timeline_params.count(), timeline_values});
+    }
     statements.push_back({"COMMIT", 0, nullptr});
     std::vector<PGresult *> results(statements.size(), nullptr);
     const snowflake::StoreOutcome outcome = exchange(
@@ -766,6 +867,24 @@ snowflake::StoreOutcome PgRegistryStore::write_if_unchanged(
         PQclear(r);
     }
     return snowflake::StoreOutcome::ok;
+}
+
+snowflake::StoreOutcome PgRegistryStore::write_timelines(
+    const std::vector<snowflake::TimelineRecord> &records, int64_t until_mono_ns,
+    snowflake::Error *err) {
+    Params params;
+    const std::string merge = timeline_merge(timeline_table_, records, &params);
+    if (merge.empty()) {
+        return snowflake::StoreOutcome::ok;
+    }
+    const char *const *values = params.values();
+    const Statement statements[] = {{merge.c_str(), params.count(), values}};
+    PGresult *result = nullptr;
+    const snowflake::StoreOutcome outcome = exchange(1, statements, &result, until_mono_ns, err);
+    if (result != nullptr) {
+        PQclear(result);
+    }
+    return outcome;
 }
 
 namespace {
@@ -817,6 +936,13 @@ snowflake::StoreOutcome PgRegistryStore::call(int64_t node, uint64_t system_id, 
         bool written = true;
         if (!writes.leases.empty()) {
             outcome = write_if_unchanged(writes, view, system_id, row_texts, until, &written, err);
+        } else if (!writes.timelines.empty()) {
+            // A refusal that records (a lapsed lease's wait begun).
+            snowflake::Error refusal = *err;
+            outcome = write_timelines(writes.timelines, until, err);
+            if (outcome == snowflake::StoreOutcome::ok) {
+                *err = refusal;
+            }
         }
         if (outcome == snowflake::StoreOutcome::ok && written) {
             outcome = refused ? snowflake::StoreOutcome::refused : snowflake::StoreOutcome::ok;
@@ -839,6 +965,7 @@ snowflake::StoreOutcome PgRegistryStore::call(int64_t node, uint64_t system_id, 
 snowflake::StoreOutcome PgRegistryStore::acquire(const snowflake::LeaseRequest &request,
                                                  snowflake::LeaseGrant *grant,
                                                  snowflake::Error *err) {
+    timelines_of_ = request.holder.system_id;
     return call(
         -1, request.holder.system_id,
         [&](const snowflake::RegistryView &view, snowflake::RegistryWrites *writes,
@@ -853,6 +980,7 @@ snowflake::StoreOutcome PgRegistryStore::acquire(const snowflake::LeaseRequest &
 
 snowflake::StoreOutcome PgRegistryStore::renew(const snowflake::RenewRequest &request,
                                                int64_t *expires_unix_ms, snowflake::Error *err) {
+    timelines_of_ = request.holder.system_id;
     return call(
         request.node, 0,
         [&](const snowflake::RegistryView &view, snowflake::RegistryWrites *writes,
@@ -879,6 +1007,7 @@ snowflake::StoreOutcome PgRegistryStore::switch_node(const snowflake::SwitchRequ
                                                      snowflake::LeaseGrant *grant,
                                                      int64_t *expires_unix_ms,
                                                      snowflake::Error *err) {
+    timelines_of_ = request.lease.holder.system_id;
     return call(
         -1, request.lease.holder.system_id,
         [&](const snowflake::RegistryView &view, snowflake::RegistryWrites *writes,

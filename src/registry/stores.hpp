@@ -132,6 +132,14 @@ class PgRegistryStore final : public snowflake::RegistryStore {
     // empty until looked up on the current connection.
     std::string lease_table_;
     std::string layout_table_;
+    // A registry from 1.7: its table of timelines (empty before 1.7, whose
+    // lease table has no position either: the rules then run as before
+    // 1.7, lease_rules.hpp's RegistryView::keeps_timelines).
+    std::string timeline_table_;
+    // The system whose timelines a call reads: the asking server's.
+    uint64_t timelines_of_ = 0;
+    snowflake::StoreOutcome write_timelines(const std::vector<snowflake::TimelineRecord> &records,
+                                            int64_t until_mono_ns, snowflake::Error *err);
     // The last exchange failed for a table that does not exist (42P01).
     bool table_missing_ = false;
 };

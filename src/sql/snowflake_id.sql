@@ -23,6 +23,7 @@
 \ir views/snowflake_status.sql
 \ir tables/snowflake_registry_layout.sql
 \ir tables/snowflake_registry_lease.sql
+\ir tables/snowflake_registry_timeline.sql
 \ir functions/snowflake_registry_layout_text.sql
 \ir functions/snowflake_registry_holder_text.sql
 \ir functions/snowflake_registry_refuse_old_server.sql

@@ -27,6 +27,8 @@ using snowflake::ReleaseRequest;
 using snowflake::RenewRequest;
 using snowflake::RuleOutcome;
 using snowflake::SwitchRequest;
+using snowflake::TimelineRecord;
+using snowflake::TimelineSwitch;
 
 namespace {
 
@@ -34,6 +36,7 @@ constexpr int64_t kEpoch = 1'577'836'800'000;  // 2020-01-01
 constexpr int64_t kNow = 1'790'000'000'000;    // 2026-09-21 14:13:20.000Z
 constexpr int64_t kTtl = 60'000;
 constexpr int64_t kDrift = 1'000;
+constexpr int64_t kBranch = int64_t{1} << 40;
 
 // A store in memory: what a real one keeps, and the writes applied to it
 // as one atomic step.
@@ -45,6 +48,8 @@ struct Store {
     int64_t never_leased_from = 0;
     bool keeps_high_water = false;
     std::map<int64_t, HighWater> high;
+    bool keeps_timelines = false;
+    std::map<std::pair<uint64_t, int>, TimelineRecord> timelines;
 
     RegistryView view(int64_t now_ms) const {
         RegistryView v;
@@ -60,6 +65,10 @@ struct Store {
         v.keeps_high_water = keeps_high_water;
         for (const auto &[node, mark] : high) {
             v.high.push_back(mark);
+        }
+        v.keeps_timelines = keeps_timelines;
+        for (const auto &[key, record] : timelines) {
+            v.timelines.push_back(record);
         }
         return v;
     }
@@ -83,6 +92,11 @@ struct Store {
             kept.fence = std::max(kept.fence, mark.fence);
             kept.floor_ms = mark.give_back ? mark.floor_ms : std::max(kept.floor_ms, mark.floor_ms);
         }
+        for (const TimelineRecord &record : w.timelines) {
+            EXPECT_TRUE(keeps_timelines);
+            snowflake::merge_timeline(
+                record, &timelines[std::make_pair(record.system_id, record.timeline)]);
+        }
     }
 };
 
@@ -96,6 +110,11 @@ struct Server {
     int timeline = 1;
     int64_t drift = kDrift;
     int64_t ttl = kTtl;
+    int64_t position = 0;  // its WAL position, as LeaseHolder::wal_position
+    // Where it left each ancestor timeline; without an entry, a promoted
+    // standby's: it left every earlier timeline at kBranch, past every
+    // position the tests record.
+    std::vector<TimelineSwitch> history;
 
     LeaseRequest request(int64_t requested = -1, int64_t preferred = -1,
                          int64_t previous_fence = 0) const {
@@ -109,6 +128,13 @@ struct Server {
         r.holder.port = port;
         r.holder.data_directory = dir.c_str();
         r.holder.timeline = timeline;
+        r.holder.wal_position = position;
+        r.holder.history = history;
+        if (history.empty()) {
+            for (int t = 1; t < timeline; ++t) {
+                r.holder.history.push_back(TimelineSwitch{t, kBranch});
+            }
+        }
         r.widths = {1, 2, 12};
         r.epoch_unix_ms = kEpoch;
         r.max_clock_drift_ms = drift;
@@ -631,6 +657,214 @@ TEST(LeaseRules, PromotedStandbyTakesTheOldLeaseOverWhenNoIdIsFree) {
     EXPECT_EQ(b.grant.node, 0);
 }
 
+// Issue 42: a copy (a restored backup, a point-in-time recovery: a higher
+// timeline that left the original's before the position the original last
+// recorded) never takes a live lease from its original, never ends it, and
+// never makes it "replaced"; with 'auto' it leases another id and says of
+// whom it is a copy.
+TEST(LeaseRules, ACopyNeverFencesItsLiveOriginal) {
+    Store store;
+    store.keeps_timelines = true;
+    Server original;
+    original.position = 400;
+    ASSERT_EQ(acquire(&store, original.request(1)).outcome, RuleOutcome::ok);
+    original.position = 0x5'0000'0500;
+    ASSERT_EQ(renew_by(&store, original, 1, 1, kNow + kTtl, kNow + 10).outcome, RuleOutcome::ok);
+    EXPECT_EQ(store.leases.at(1).holder_wal_position, 0x5'0000'0500);
+    EXPECT_EQ(store.timelines.at({original.system_id, 1}).position, 0x5'0000'0500);
+
+    Server copy = original;
+    copy.instance = 9;
+    copy.host = "staging";
+    copy.port = 6543;
+    copy.timeline = 2;
+    copy.history = {TimelineSwitch{1, 0x5'0000'0300}};
+    copy.position = 0x5'0000'0400;
+    Answer a = acquire(&store, copy.request(1), kNow + 20);
+    ASSERT_EQ(a.outcome, RuleOutcome::refused);
+    EXPECT_EQ(a.err.code, snowflake::ErrorCode::registry);
+    EXPECT_EQ(std::string(a.err.message),
+              "node id 1 is held by the server this one is a copy of: " + original.text());
+    EXPECT_NE(std::string(a.err.detail)
+                  .find("left timeline 1 at WAL position 5/300; the holder "
+                        "recorded position 5/500"),
+              std::string::npos)
+        << a.err.detail;
+    EXPECT_TRUE(a.writes.leases.empty());
+
+    // 'auto', preferring the original's id (its state file's): another id.
+    a = acquire(&store, copy.request(-1, 1, 1), kNow + 30);
+    ASSERT_EQ(a.outcome, RuleOutcome::ok);
+    EXPECT_NE(a.grant.node, 1);
+    EXPECT_EQ(a.grant.copy_of, original.text());
+    EXPECT_EQ(a.grant.copy_of_timeline, 1);
+    EXPECT_EQ(a.grant.copy_branch_position, 0x5'0000'0300);
+    EXPECT_EQ(a.grant.copy_original_position, 0x5'0000'0500);
+    EXPECT_EQ(store.leases.at(1).holder_instance, original.instance);
+    EXPECT_EQ(store.timelines.at({original.system_id, 1}).superseded_by, 0);
+
+    // The original goes on, renewing and asking again, never "replaced".
+    original.position = 0x5'0000'0600;
+    a = renew_by(&store, original, 1, 1, kNow + kTtl + 40, kNow + 40);
+    ASSERT_EQ(a.outcome, RuleOutcome::ok);
+    a = acquire(&store, original.request(1), kNow + 50);
+    ASSERT_EQ(a.outcome, RuleOutcome::ok) << a.err.message;
+    EXPECT_EQ(a.grant.node, 1);
+}
+
+// A successor (a standby that left the timeline at or after its last
+// recorded position) takes over, and the timeline stays replaced: through
+// a clean restart of the successor, its expiry, until the old primary is
+// on a newer timeline. 'lease_another' keeps its meaning.
+TEST(LeaseRules, ATimelineItsSuccessorReplacedStaysReplaced) {
+    Store store;
+    store.keeps_timelines = true;
+    Server old_primary;
+    old_primary.position = 0x500;
+    ASSERT_EQ(acquire(&store, old_primary.request(1)).outcome, RuleOutcome::ok);
+    Server successor = old_primary;
+    successor.instance = 2;
+    successor.host = "db1-standby";
+    successor.timeline = 2;
+    successor.history = {TimelineSwitch{1, 0x500}};
+    successor.position = 0x600;
+    Answer a = acquire(&store, successor.request(1), kNow + 10);
+    ASSERT_EQ(a.outcome, RuleOutcome::ok) << a.err.message;
+    EXPECT_TRUE(a.grant.copy_of.empty());
+    const TimelineRecord &replaced = store.timelines.at({old_primary.system_id, 1});
+    EXPECT_EQ(replaced.superseded_by, 2);
+    EXPECT_EQ(replaced.superseded_at_ms, kNow + 10);
+    EXPECT_EQ(replaced.superseded_by_holder, successor.text());
+
+    // The successor restarts cleanly: its lease is given back.
+    ASSERT_TRUE(release(&store, 1, a.grant.fence, successor.instance, kNow + 5'000, kNow + 20));
+    a = acquire(&store, old_primary.request(1), kNow + 30);
+    ASSERT_EQ(a.outcome, RuleOutcome::refused);
+    EXPECT_EQ(a.err.code, snowflake::ErrorCode::registry_replaced);
+    EXPECT_STREQ(a.err.message,
+                 "this server was replaced by a promoted standby (timeline 2) of its own");
+    EXPECT_NE(std::string(a.err.detail).find(successor.text() + " leased a node id on timeline 2"),
+              std::string::npos)
+        << a.err.detail;
+    a = acquire(&store, old_primary.request(-1), kNow + 10 * kTtl);
+    ASSERT_EQ(a.outcome, RuleOutcome::refused);
+    EXPECT_EQ(a.err.code, snowflake::ErrorCode::registry_replaced);
+    a = renew_by(&store, old_primary, 1, 1, kNow + kTtl, kNow + 40);
+    ASSERT_EQ(a.outcome, RuleOutcome::refused);
+    EXPECT_EQ(a.err.code, snowflake::ErrorCode::registry_replaced);
+
+    // 'lease_another': an id as any other server, renewed as any other.
+    LeaseRequest another = old_primary.request(-1);
+    another.refuse_when_replaced = false;
+    a = acquire(&store, another, kNow + 50);
+    ASSERT_EQ(a.outcome, RuleOutcome::ok) << a.err.message;
+    RenewRequest r{a.grant.node, a.grant.fence, old_primary.instance, kNow + kTtl, kTtl, {}};
+    r.holder = another.holder;
+    r.refuse_when_replaced = false;
+    RegistryWrites w;
+    int64_t expires = 0;
+    Error err{};
+    EXPECT_EQ(decide_renew(r, store.view(kNow + 60), &w, &expires, &err), RuleOutcome::ok);
+    r.refuse_when_replaced = true;
+    EXPECT_EQ(decide_renew(r, store.view(kNow + 60), &w, &expires, &err), RuleOutcome::refused);
+    EXPECT_EQ(err.code, snowflake::ErrorCode::registry_replaced);
+
+    // Rewound onto the successor's timeline, then promoted again: timeline
+    // 3, not refused.
+    Server rewound = old_primary;
+    rewound.instance = 3;
+    rewound.timeline = 3;
+    rewound.history = {TimelineSwitch{1, 0x500}, TimelineSwitch{2, 0x700}};
+    rewound.position = 0x800;
+    a = acquire(&store, rewound.request(2), kNow + 70);
+    ASSERT_EQ(a.outcome, RuleOutcome::ok) << a.err.message;
+    EXPECT_EQ(store.timelines.at({old_primary.system_id, 2}).superseded_by, 3);
+}
+
+// The registry down across a promotion: the old primary's lease lapses;
+// asking again, it waits one lease_ttl from its first ask, so that the
+// standby promoted meanwhile gets the registry first.
+TEST(LeaseRules, ALapsedLeaseLeasesAgainOneTtlAfterItsFirstAsk) {
+    Store store;
+    store.keeps_timelines = true;
+    Server old_primary;
+    old_primary.position = 0x500;
+    ASSERT_EQ(acquire(&store, old_primary.request(1)).outcome, RuleOutcome::ok);
+    // The registry comes back long after the lease expired.
+    const int64_t back = kNow + 5 * kTtl;
+    old_primary.position = 0x900;  // it wrote on meanwhile
+    Answer a = acquire(&store, old_primary.request(1, -1, 1), back);
+    ASSERT_EQ(a.outcome, RuleOutcome::refused);
+    EXPECT_EQ(a.err.code, snowflake::ErrorCode::registry);
+    EXPECT_EQ(std::string(a.err.message),
+              "this server's lease on node id 1 lapsed: it leases again from " +
+                  snowflake::registry_time_text(back + kTtl));
+    EXPECT_TRUE(a.writes.leases.empty());
+    EXPECT_EQ(store.timelines.at({old_primary.system_id, 1}).position, 0x500);
+    a = acquire(&store, old_primary.request(1, -1, 1), back + kTtl - 1);
+    ASSERT_EQ(a.outcome, RuleOutcome::refused);
+    // Its standby, promoted during the outage at 0x600, is a successor.
+    Server successor = old_primary;
+    successor.instance = 2;
+    successor.host = "db1-standby";
+    successor.timeline = 2;
+    successor.history = {TimelineSwitch{1, 0x600}};
+    ASSERT_EQ(acquire(&store, successor.request(1), back + 100).outcome, RuleOutcome::ok);
+    a = acquire(&store, old_primary.request(1, -1, 1), back + kTtl);
+    ASSERT_EQ(a.outcome, RuleOutcome::refused);
+    EXPECT_EQ(a.err.code, snowflake::ErrorCode::registry_replaced);
+
+    // Without a successor, it leases again once the wait is over.
+    Store alone;
+    alone.keeps_timelines = true;
+    Server s;
+    ASSERT_EQ(acquire(&alone, s.request(1)).outcome, RuleOutcome::ok);
+    ASSERT_EQ(acquire(&alone, s.request(1, -1, 1), back).outcome, RuleOutcome::refused);
+    a = acquire(&alone, s.request(1, -1, 1), back + kTtl);
+    ASSERT_EQ(a.outcome, RuleOutcome::ok) << a.err.message;
+    // A crash restart while the lease is live takes it back at once.
+    Server next_run = s;
+    next_run.instance = 5;
+    a = acquire(&alone, next_run.request(1, -1, a.grant.fence), back + kTtl + 10);
+    ASSERT_EQ(a.outcome, RuleOutcome::ok) << a.err.message;
+}
+
+// Mixed versions: a lease a server before 1.7 wrote (no position) on a
+// higher timeline replaces the server as before 1.7; a registry before 1.7
+// (no TimelineRecords) judges by the leases' positions alone.
+TEST(LeaseRules, RecordsWithoutPositionsKeepTheOldRule) {
+    Store store;
+    store.keeps_timelines = true;
+    Server old_primary;
+    ASSERT_EQ(acquire(&store, old_primary.request(1)).outcome, RuleOutcome::ok);
+    LeaseRecord by_old_library = store.leases.at(1);
+    by_old_library.node = 2;
+    by_old_library.fence = 1;
+    by_old_library.holder_instance = 42;
+    by_old_library.holder_timeline = 2;
+    by_old_library.holder_wal_position = 0;
+    store.leases[2] = by_old_library;
+    Answer a = acquire(&store, old_primary.request(1), kNow + 10);
+    ASSERT_EQ(a.outcome, RuleOutcome::refused);
+    EXPECT_EQ(a.err.code, snowflake::ErrorCode::registry_replaced);
+
+    Store before_17;  // keeps_timelines false
+    old_primary.position = 0x500;
+    ASSERT_EQ(acquire(&before_17, old_primary.request(1)).outcome, RuleOutcome::ok);
+    EXPECT_TRUE(before_17.timelines.empty());
+    Server copy = old_primary;
+    copy.instance = 2;
+    copy.host = "staging";
+    copy.timeline = 2;
+    copy.history = {TimelineSwitch{1, 0x400}};
+    a = acquire(&before_17, copy.request(1), kNow + 10);
+    ASSERT_EQ(a.outcome, RuleOutcome::refused);
+    EXPECT_EQ(a.err.code, snowflake::ErrorCode::registry);
+    copy.history = {TimelineSwitch{1, 0x500}};
+    a = acquire(&before_17, copy.request(1), kNow + 20);
+    ASSERT_EQ(a.outcome, RuleOutcome::ok) << a.err.message;
+}
+
 TEST(LeaseRules, RenewRecordsABoundThatNeverGoesDown) {
     Store store;
     const Server s;
@@ -643,8 +877,15 @@ TEST(LeaseRules, RenewRecordsABoundThatNeverGoesDown) {
     ASSERT_EQ(a.outcome, RuleOutcome::ok);
     EXPECT_EQ(store.leases.at(1).reserved_until_ms, kNow + 60'000);
     EXPECT_EQ(store.leases.at(1).expires_at_ms, kNow + 200 + kTtl + 1);
-    // Expired but not taken over: renewed, no one else can have issued.
+    // Expired, though not taken over: not renewed (the holder stopped at
+    // its deadline; a standby promoted meanwhile must get the registry
+    // first), and nothing written.
     a = renew(&store, 1, 1, s.instance, kNow + 200'000, kNow + 10 * kTtl);
+    ASSERT_EQ(a.outcome, RuleOutcome::refused);
+    EXPECT_STREQ(a.err.message, "the lease on node id 1 lapsed");
+    EXPECT_TRUE(a.writes.empty());
+    EXPECT_EQ(store.leases.at(1).reserved_until_ms, kNow + 60'000);
+    a = renew(&store, 1, 1, s.instance, kNow + 200'000, kNow + 200 + kTtl);
     ASSERT_EQ(a.outcome, RuleOutcome::ok);
     EXPECT_EQ(store.leases.at(1).reserved_until_ms, kNow + 200'000);
     // Refusals and their DETAILs.
@@ -1300,6 +1541,9 @@ struct Machine {
     int64_t durable_node = -1;
     int64_t durable_fence = 0;
     int64_t run = 0;  // the instance running, 0 if none
+    // Where it left each ancestor timeline. Positions stand for the time
+    // since the history began: every server's WAL position is now_ - kNow.
+    std::vector<TimelineSwitch> history;
 };
 
 struct Run {
@@ -1341,6 +1585,7 @@ class History {
     History(uint64_t seed, bool can_lose_data) : rng_(seed), seed_(seed) {
         store_.can_lose_data = can_lose_data;
         store_.keeps_high_water = can_lose_data;
+        store_.keeps_timelines = true;
         worker_bits_ = pick(1, 2);
         nodes_ = int64_t{1} << worker_bits_;
         common_ttl_ = pick(0, 1) ? 300 : 1'000;
@@ -1444,6 +1689,8 @@ class History {
         r.holder.port = m.port;
         r.holder.data_directory = m.dir.c_str();
         r.holder.timeline = m.timeline;
+        r.holder.wal_position = now_ - kNow + 1;
+        r.holder.history = m.history;
         r.widths = {0, worker_bits_, 12};
         r.epoch_unix_ms = kEpoch;
         r.max_clock_drift_ms = m.drift;
@@ -1485,6 +1732,28 @@ class History {
         return true;
     }
 
+    // Whether machine m left `timeline` at or after every position a holder
+    // of it recorded (its promoted standby, not a copy).
+    static bool succeeds(const Machine &m, int timeline, const RegistryView &view) {
+        int64_t recorded = 0;
+        for (const TimelineRecord &t : view.timelines) {
+            if (t.system_id == m.system_id && t.timeline == timeline) {
+                recorded = std::max(recorded, t.position);
+            }
+        }
+        for (const LeaseRecord &l : view.leases) {
+            if (l.holder_system_id == m.system_id && l.holder_timeline == timeline) {
+                recorded = std::max(recorded, l.holder_wal_position);
+            }
+        }
+        for (const TimelineSwitch &left : m.history) {
+            if (left.timeline == timeline) {
+                return m.timeline > timeline && left.switchpoint >= recorded;
+            }
+        }
+        return false;
+    }
+
     // A grant to `instance` of `grant` at a step whose view was `view`.
     bool granted(int64_t instance, const LeaseGrant &grant, const RegistryView &view,
                  int64_t bound) {
@@ -1508,11 +1777,17 @@ class History {
                 other.node == grant.node && other.deadline > now_) {
                 const Machine &om = machines_[other.machine];
                 other.superseded = true;
-                if (!(om.system_id == m.system_id && m.timeline > om.timeline)) {
+                if (!(om.system_id == m.system_id && succeeds(m, om.timeline, view))) {
                     return fail("node id " + std::to_string(grant.node) + " granted to instance " +
                                 std::to_string(instance) + " while instance " + std::to_string(id) +
                                 " holds it until " + std::to_string(other.deadline));
                 }
+            }
+        }
+        // A replaced timeline's servers get nothing (on_replaced = 'refuse').
+        for (const TimelineRecord &t : view.timelines) {
+            if (t.system_id == m.system_id && t.timeline == m.timeline && t.superseded_by != 0) {
+                return fail("a server of a replaced timeline was granted a lease");
             }
         }
         // Above everything every earlier holder of the id may have minted.
@@ -1661,7 +1936,7 @@ class History {
             // An old primary is refused as replaced, its own lease or not.
             const auto held = store_.leases.find(run.node);
             if (run.holding && held != store_.leases.end() &&
-                held->second.holder_instance == instance &&
+                held->second.holder_instance == instance && held->second.expires_at_ms > now_ &&
                 a.err.code != snowflake::ErrorCode::registry_replaced) {
                 return fail(std::string("the same run was refused its own lease: ") +
                             a.err.message);
@@ -1696,12 +1971,9 @@ class History {
              (a.outcome == RuleOutcome::ok ? " ok" : " refused"));
         if (a.outcome == RuleOutcome::refused) {
             run.holding = false;  // lost: it stops at its deadline
-            const auto now_held = store_.leases.find(run.node);
-            const bool successor = now_held != store_.leases.end() &&
-                                   now_held->second.holder_system_id == m.system_id &&
-                                   now_held->second.holder_timeline > m.timeline &&
-                                   now_held->second.released_at_ms == 0 &&
-                                   now_held->second.expires_at_ms > now_;
+            // 'replaced' once a successor of its timeline held a lease.
+            const auto own = store_.timelines.find(std::make_pair(m.system_id, m.timeline));
+            const bool successor = own != store_.timelines.end() && own->second.superseded_by != 0;
             if (successor != (a.err.code == snowflake::ErrorCode::registry_replaced)) {
                 return fail(std::string("a renewal refused ") + (successor ? "without" : "with") +
                             " 'replaced' where a successor does " + (successor ? "" : "not ") +
@@ -1805,6 +2077,13 @@ class History {
         if (pick(0, 1) == 0) {
             copy.host += "-copy";
         }
+        if (pick(0, 1) == 0) {
+            // Restored to a new timeline (recovery.signal, point-in-time):
+            // it branched at some position the original had passed.
+            copy.host += "-pitr" + std::to_string(machines_.size());
+            copy.history.push_back(TimelineSwitch{copy.timeline, pick64(0, now_ - kNow)});
+            copy.timeline = 1000 + static_cast<int>(machines_.size());
+        }
         const auto record = store_.leases.find(copy.durable_node);
         const int64_t current = record == store_.leases.end() ? 0 : record->second.fence;
         copy.durable_fence = current > 0 ? pick64(0, current - 1) : 0;
@@ -1824,6 +2103,8 @@ class History {
         Machine standby = primary;
         standby.host += "-standby" + std::to_string(machines_.size());
         standby.timeline = primary.timeline + 1;
+        // It received everything its primary recorded: its successor.
+        standby.history.push_back(TimelineSwitch{primary.timeline, now_ - kNow + 1});
         standby.run = 0;
         machines_.push_back(standby);
         start(machines_.size() - 1);

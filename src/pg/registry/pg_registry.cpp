@@ -25,17 +25,20 @@
 //    IDs were below the bound anyway, and a new holder starts above it.
 //  - A lease taken from another holder comes with a floor (its recorded
 //    bound plus its drift): the generator resumes above it.
+#include <algorithm>
 #include <cstdio>
 #include <new>
 #include <cstdlib>
 #include <cstring>
 
 #include "core/epoch.hpp"
+#include "core/lease_rules.hpp"
 #include "pg_registry.hpp"
 
 extern "C" {
 #include <unistd.h>
 
+#include "access/timeline.h"
 #include "access/xlog.h"
 #include "libpq-fe.h"
 #include "miscadmin.h"
@@ -204,14 +207,67 @@ int64_t wanted_node() {
            sf_worker_id;
 }
 
-// This server as the registry records a holder.
+// The timelines this server's history left, and where (its timeline
+// history file), into out[]: how many, or -1 where the file cannot be
+// read (logged). No C++ object lives in this frame: readTimeLineHistory()
+// may raise an ERROR, caught here.
+constexpr int kMaxHistory = 64;
+int read_history(TimeLineID timeline, snowflake::TimelineSwitch *out) {
+    volatile int count = 0;
+    MemoryContext caller = CurrentMemoryContext;
+    PG_TRY();
+    {
+        List *history = readTimeLineHistory(timeline);
+        ListCell *cell;
+        foreach (cell, history) {
+            const TimeLineHistoryEntry *entry = static_cast<TimeLineHistoryEntry *>(lfirst(cell));
+            // Newest first: the running timeline's entry has no end. Only
+            // the nearest kMaxHistory ancestors are kept.
+            if (entry->tli < timeline && count < kMaxHistory) {
+                out[count].timeline = static_cast<int>(entry->tli);
+                out[count].switchpoint = static_cast<int64_t>(entry->end);
+                count = count + 1;
+            }
+        }
+        list_free_deep(history);
+    }
+    PG_CATCH();
+    {
+        MemoryContextSwitchTo(caller);
+        ErrorData *edata = CopyErrorData();
+        FlushErrorState();
+        ereport(LOG, (errmsg("snowflake_id: could not read the history of timeline %u: %s",
+                             timeline, edata->message),
+                      errdetail("The registry counts this server as a copy of its older "
+                                "timelines' servers, never their successor.")));
+        FreeErrorData(edata);
+        count = -1;
+    }
+    PG_END_TRY();
+    return count;
+}
+
+// This server as the registry records a holder: its WAL position (on a
+// primary what it flushed, which a caught-up standby has received) and the
+// timelines its history left, which tell its promoted standby from a copy.
 void describe_server(snowflake::LeaseHolder *holder) {
     holder->system_id = GetSystemIdentifier();
     holder->instance = instance_id();
     holder->host = hostname;
     holder->port = PostPortNumber;
     holder->data_directory = DataDir;
-    holder->timeline = static_cast<int>(GetWALInsertionTimeLine());
+    const TimeLineID timeline = GetWALInsertionTimeLine();
+    holder->timeline = static_cast<int>(timeline);
+    holder->wal_position = RecoveryInProgress() ? 0 : static_cast<int64_t>(GetFlushRecPtr(nullptr));
+    // The history file of a timeline never changes: read once per timeline.
+    static TimeLineID read_for = 0;
+    static snowflake::TimelineSwitch left[kMaxHistory];
+    static int count = 0;
+    if (read_for != timeline) {
+        count = read_history(timeline, left);
+        read_for = count >= 0 ? timeline : 0;
+    }
+    holder->history.assign(left, left + std::max(count, 0));
 }
 
 // Records the next bound with the registry and, once it has confirmed it,
@@ -228,6 +284,7 @@ snowflake::StoreOutcome renew(snowflake::RegistryStore &store, int64_t *next_ren
     request.bound_unix_ms = plan.bound_unix_ms;
     request.ttl_ms = sf_lease_ttl_ms;
     describe_server(&request.holder);
+    request.refuse_when_replaced = sf_on_replaced == kOnReplacedRefuse;
     int64_t expires_unix_ms = 0;
     const snowflake::StoreOutcome outcome = store.renew(request, &expires_unix_ms, err);
     if (outcome != snowflake::StoreOutcome::ok) {
@@ -439,6 +496,17 @@ snowflake::StoreOutcome acquire(snowflake::RegistryStore &store) {
     sf_shared->lease_floor_fence = grant.fence;
     lower_reservation_to_floor_locked();
     LWLockRelease(sf_shared->lock);
+    if (!grant.copy_of.empty()) {
+        ereport(LOG,
+                (errmsg("snowflake_id: this server is a copy of %s, not its successor",
+                        grant.copy_of.c_str()),
+                 errdetail("It left timeline %d at WAL position %s, before the position %s that "
+                           "server recorded with the registry: a restored backup or a "
+                           "point-in-time copy. It takes no node id its original holds.",
+                           grant.copy_of_timeline,
+                           snowflake::lsn_text(grant.copy_branch_position).c_str(),
+                           snowflake::lsn_text(grant.copy_original_position).c_str())));
+    }
     const int worker_bits = sf_layout.widths().worker_bits;
     ereport(LOG, (errmsg("snowflake_id: leased node id %lld (datacenter %lld, worker %lld) with "
                          "fence %lld",

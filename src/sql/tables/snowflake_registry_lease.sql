@@ -18,3 +18,12 @@ CREATE TABLE IF NOT EXISTS snowflake_id.snowflake_registry_lease (
 COMMENT ON TABLE snowflake_id.snowflake_registry_lease IS
 'Registry side: one row per node id ever leased: its holder, fence, expiry, and the bound its IDs stay below (reserved_until_ms)';
 SELECT pg_catalog.pg_extension_config_dump('snowflake_id.snowflake_registry_lease', '');
+
+-- From 1.7: the holder's WAL position at its last grant, renewal or
+-- give-back, and the run (holder_instance) that recorded it; a row whose
+-- holder a server before 1.7 wrote (another run) counts as no position.
+-- Added rather than listed above, so that an install updated from 1.6 and a
+-- new one have the same columns in the same order.
+ALTER TABLE snowflake_id.snowflake_registry_lease
+    ADD COLUMN IF NOT EXISTS holder_wal_position bigint NOT NULL DEFAULT 0,
+    ADD COLUMN IF NOT EXISTS holder_wal_position_instance bigint NOT NULL DEFAULT 0;

@@ -16,7 +16,9 @@
 -- is none or one an earlier version of the extension gave them; a comment
 -- of the DBA's is kept. Over a complete 1.6 it changes the version and one
 -- function's message (snowflake_registry_refuse_old_server names the 1.5
--- of 1.5.0-1 too), nothing else. docs/upgrading.md, "1.5.0-1 and the
+-- of 1.5.0-1 too), and adds the registry's record of WAL positions and
+-- timelines (issue 42: two columns of snowflake_registry_lease, the table
+-- snowflake_registry_timeline), nothing else. docs/upgrading.md, "1.5.0-1 and the
 -- update to 1.7".
 --
 -- Generated once by tools/sql-repair from this prologue and the sources
