@@ -31,7 +31,7 @@ import time
 from . import config
 from .ledger import Violation, node_bits, ts_ms
 from .procs import CLIENT_BIN, HarnessError, as_server, poll, run
-from .servers import lsn_int
+from .servers import lsn_int, lsn_text
 
 # A refusal that blames the registry: what a copy must never cause its
 # original, and what a replaced primary must get.
@@ -194,7 +194,7 @@ def copy(sim, rng):
     switch = c.timeline_switch()
     sim.note(f"  {c.name} on timeline {switch[0] if switch else '?'}, branched at "
              f"{switch[1] if switch else '?'}; {node.name}'s recorded position "
-             f"{'unknown' if pos is None else pos}, past the copy's end {end_lsn}")
+             f"{'unknown' if pos is None else lsn_text(pos)}, past the copy's end {end_lsn}")
     minted = 0
     last = None
     deadline = since + config.LIVENESS_BOUND_MS / 1000

@@ -466,6 +466,11 @@ class SideServer(PgServer):
         return int(names[-1][:8], 16), rows[-1][1]
 
 
+def lsn_text(position):
+    """A 64-bit WAL position as PostgreSQL writes it (16/B374D848)."""
+    return f"{position >> 32:X}/{position & 0xFFFFFFFF:X}"
+
+
 def lsn_int(text):
     """A pg_lsn's text (16/B374D848) as the 64-bit integer it stands for."""
     hi, lo = text.split("/")
