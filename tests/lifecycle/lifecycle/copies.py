@@ -181,7 +181,10 @@ def copy(sim, rng):
         for n in sorted(os.listdir(wal)):
             if segment.match(n) and n >= first:
                 run(as_server(["cp", os.path.join(wal, n), os.path.join(into, n)]), 60)
-        c.override([f"recovery_target_lsn = '{end_lsn}'", "recovery_target_action = 'promote'"])
+        # Not inclusive: the copy then leaves the timeline at or before
+        # end_lsn, never at the end of a record that starts there
+        c.override([f"recovery_target_lsn = '{end_lsn}'", "recovery_target_inclusive = off",
+                     "recovery_target_action = 'promote'"])
     # Recovery without standby mode needs a restore_command; the WAL it
     # replays is in pg_wal (a failing command sends it there).
     c.override(["restore_command = 'false'"])
