@@ -198,6 +198,11 @@ def copy(sim, rng):
     sim.note(f"  {c.name} on timeline {switch[0] if switch else '?'}, branched at "
              f"{switch[1] if switch else '?'}; {node.name}'s recorded position "
              f"{'unknown' if pos is None else lsn_text(pos)}, past the copy's end {end_lsn}")
+    if pos is not None and switch and lsn_int(switch[1]) >= pos:
+        # a copy the registry must count a successor (docs/many-servers.md):
+        # the event's premise, not the server, failed
+        raise HarnessError(f"{c.name} branched at {switch[1]}, not before {node.name}'s "
+                           f"recorded position {lsn_text(pos)}")
     minted = 0
     last = None
     deadline = since + config.LIVENESS_BOUND_MS / 1000
