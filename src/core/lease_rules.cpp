@@ -553,8 +553,16 @@ LeaseRecord superseding(const LeaseRecord &old, const LeaseRequest &request, int
 // Refuses a server of a timeline its successor replaced (`record`): from
 // the successor's first grant on, whatever the successor's lease does
 // since (given back by a clean restart, expired, taken by another).
-RuleOutcome refuse_superseded(const TimelineRecord &record, const LeaseHolder &holder,
-                              const std::string &me, Error *err) {
+RuleOutcome refuse_superseded(const RegistryView &view, const TimelineRecord &record,
+                              const LeaseHolder &holder, const std::string &me, Error *err) {
+    // While the successor holds a live lease, the message names it and its
+    // node id, as before 1.7.
+    for (const LeaseRecord &lease : view.leases) {
+        if (is_live(lease, view.now_ms) && lease.holder_system_id == holder.system_id &&
+            lease.holder_timeline == record.superseded_by) {
+            return refuse_replaced(lease, holder, me, err);
+        }
+    }
     fail(err, ErrorCode::registry_replaced,
          "this server was replaced by a promoted standby (timeline %d) of its own",
          record.superseded_by);
@@ -802,7 +810,7 @@ RuleOutcome decide_acquire(const LeaseRequest &request, const RegistryView &stor
         const TimelineRecord *own =
             timeline_of(view, request.holder.system_id, request.holder.timeline);
         if (own != nullptr && own->superseded_by != 0) {
-            return refuse_superseded(*own, request.holder, me, err);
+            return refuse_superseded(view, *own, request.holder, me, err);
         }
         for (const LeaseRecord &lease : view.leases) {
             if (is_live(lease, view.now_ms) &&
@@ -986,7 +994,7 @@ RuleOutcome decide_renew(const RenewRequest &request, const RegistryView &view,
     if (lease == nullptr || lease->fence != request.fence ||
         lease->holder_instance != request.instance || lease->released_at_ms != 0) {
         if (own != nullptr && own->superseded_by != 0) {
-            return refuse_superseded(*own, request.holder, holder_of(request.holder), err);
+            return refuse_superseded(view, *own, request.holder, holder_of(request.holder), err);
         }
         if (lease != nullptr && is_live(*lease, view.now_ms) &&
             held_by_successor(*lease, request.holder.system_id, request.instance,
@@ -1010,7 +1018,7 @@ RuleOutcome decide_renew(const RenewRequest &request, const RegistryView &view,
         return RuleOutcome::refused;
     }
     if (request.refuse_when_replaced && own != nullptr && own->superseded_by != 0) {
-        return refuse_superseded(*own, request.holder, holder_of(request.holder), err);
+        return refuse_superseded(view, *own, request.holder, holder_of(request.holder), err);
     }
     // A lease that expired is not renewed, though no one took it over: its
     // holder stopped issuing at its deadline, and a standby promoted while

@@ -607,7 +607,7 @@ snowflake::StoreOutcome PgRegistryStore::read_view(
     // the holder's own run recorded it: a server before 1.7 that took the
     // row over left the previous holder's there.
     const bool positions = !timeline_table_.empty();
-    leases += positions ? ", CASE WHEN l.holder_wal_position_instance OPERATOR(pg_catalog.=) "
+    leases += positions ? ", CASE WHEN l.wal_position_instance OPERATOR(pg_catalog.=) "
                           "l.holder_instance THEN l.holder_wal_position ELSE 0 END"
                         : ", 0";
     // The whole row as text, exactly (microseconds and all), for the write
@@ -784,10 +784,10 @@ snowflake::StoreOutcome PgRegistryStore::write_if_unchanged(
     }
     const bool positions = !timeline_table_.empty();
     if (positions) {
-        upsert += ", holder_wal_position, holder_wal_position_instance";
+        upsert += ", holder_wal_position, wal_position_instance";
         update +=
             ", holder_wal_position = EXCLUDED.holder_wal_position, "
-            "holder_wal_position_instance = EXCLUDED.holder_wal_position_instance";
+            "wal_position_instance = EXCLUDED.wal_position_instance";
     }
     upsert += ") SELECT v.* FROM (VALUES ";
     for (size_t row = 0; row < writes.leases.size(); ++row) {

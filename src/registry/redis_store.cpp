@@ -39,6 +39,16 @@
 //                 gone, and the list of ids leased before. Both are written
 //                 with every lease (ZADD GT: Redis 6.2 or later), so that
 //                 losing either or one hash loses neither.
+//   P:timelines:S hash (1.7): per timeline T of system identifier S, the
+//                 highest WAL position its holders recorded (T:position),
+//                 the successor that replaced it (T:superseded_by,
+//                 T:superseded_at_ms, T:superseded_by_holder, set once with
+//                 HSETNX) and a lapsed lease's wait (T:resume_at_ms)
+//                 (TimelineRecord in lease_rules.hpp). Never expires. A
+//                 lease hash carries its holder's position too
+//                 (holder_wal_position, with holder_wal_position_instance:
+//                 a 1.6 server that takes the hash over leaves them, and
+//                 they then count as no position)
 //   P:system:S    counter (1.6): moved by every acquire and switch of a
 //                 server of system identifier S, which WATCHes it (with
 //                 every lease of S), so that an old primary and its
@@ -165,6 +175,9 @@ class HashReply {
         }
         return nullptr;
     }
+    size_t fields() const { return r_->elements / 2; }
+    const char *name(size_t i) const { return r_->element[2 * i]->str; }
+    const char *value(size_t i) const { return r_->element[2 * i + 1]->str; }
 
   private:
     const redisReply *r_;
@@ -243,8 +256,58 @@ bool read_lease(const HashReply &hash, int64_t node, snowflake::LeaseRecord *l, 
     f.number("reserved_until_ms", &l->reserved_until_ms);
     if (!f.ok()) {
         *fault = f.fault_text();
+        return false;
     }
-    return f.ok();
+    // From 1.7, and only the holder's own run's (see P:timelines above).
+    const char *position = hash.get("holder_wal_position");
+    const char *of = hash.get("holder_wal_position_instance");
+    int64_t value = 0;
+    int64_t instance = 0;
+    if (position != nullptr && of != nullptr && parse_int(position, &value) &&
+        parse_int(of, &instance) && instance == l->holder_instance) {
+        l->holder_wal_position = value;
+    }
+    return true;
+}
+
+// P:timelines:S as HGETALL gives it, into records of system S.
+void read_timelines(const HashReply &hash, uint64_t system_id,
+                    std::vector<snowflake::TimelineRecord> *out) {
+    for (size_t i = 0; i < hash.fields(); ++i) {
+        const char *name = hash.name(i);
+        const char *value = hash.value(i);
+        const char *colon = strchr(name, ':');
+        int64_t timeline = 0;
+        if (colon == nullptr || !parse_int(std::string(name, colon - name).c_str(), &timeline)) {
+            continue;
+        }
+        snowflake::TimelineRecord *t = nullptr;
+        for (snowflake::TimelineRecord &r : *out) {
+            if (r.timeline == timeline) {
+                t = &r;
+            }
+        }
+        if (t == nullptr) {
+            out->emplace_back();
+            t = &out->back();
+            t->system_id = system_id;
+            t->timeline = static_cast<int>(timeline);
+        }
+        const std::string field = colon + 1;
+        int64_t number = 0;
+        const bool is_number = parse_int(value, &number);
+        if (field == "position" && is_number) {
+            t->position = number;
+        } else if (field == "superseded_by" && is_number) {
+            t->superseded_by = static_cast<int>(number);
+        } else if (field == "superseded_at_ms" && is_number) {
+            t->superseded_at_ms = number;
+        } else if (field == "superseded_by_holder") {
+            t->superseded_by_holder = value;
+        } else if (field == "resume_at_ms" && is_number) {
+            t->resume_at_ms = number;
+        }
+    }
 }
 
 bool read_layout(const HashReply &hash, snowflake::LayoutRecord *c, std::string *fault,
@@ -409,6 +472,10 @@ void RedisRegistryStore::disconnect() {
 
 std::string RedisRegistryStore::key(const char *name) const {
     return std::string(target_->prefix) + ":" + name;
+}
+
+std::string RedisRegistryStore::timelines_key(uint64_t system_id) const {
+    return key(("timelines:" + std::to_string(system_id)).c_str());
 }
 
 std::string RedisRegistryStore::system_key(uint64_t system_id) const {
@@ -725,6 +792,7 @@ snowflake::StoreOutcome RedisRegistryStore::read_view(int64_t node,
     for (int64_t n : nodes) {
         reads.push_back({"HGETALL", lease_key(n)});
     }
+    reads.push_back({"HGETALL", timelines_key(timelines_of_)});
     reads.push_back({"TIME"});
     outcome = pipeline(reads, &r, err);
     if (outcome != snowflake::StoreOutcome::ok) {
@@ -757,6 +825,13 @@ snowflake::StoreOutcome RedisRegistryStore::read_view(int64_t node,
         }
         step->view.leases.push_back(std::move(l));
     }
+    const redisReply *timelines = r[r.size() - 2];
+    outcome = read_hash(timelines, timelines_key(timelines_of_), err);
+    if (outcome != snowflake::StoreOutcome::ok) {
+        return outcome;
+    }
+    step->view.keeps_timelines = true;
+    read_timelines(HashReply(timelines), timelines_of_, &step->view.timelines);
     if (!read_time(r[r.size() - 1], &step->view.now_ms)) {
         return unreachable(what, "TIME gave an answer that is not a time", err);
     }
@@ -961,7 +1036,11 @@ snowflake::StoreOutcome RedisRegistryStore::write(const Step &step,
                             "released_at_ms",
                             text_of(l.released_at_ms),
                             "reserved_until_ms",
-                            text_of(l.reserved_until_ms)});
+                            text_of(l.reserved_until_ms),
+                            "holder_wal_position",
+                            text_of(l.holder_wal_position),
+                            "holder_wal_position_instance",
+                            text_of(l.holder_instance)});
         const int64_t ends = l.released_at_ms > 0 ? l.released_at_ms : l.expires_at_ms;
         const int64_t bound_end = l.reserved_until_ms + l.holder_max_clock_drift_ms;
         const int64_t keep_until = (ends > bound_end ? ends : bound_end) + kKeepMs;
@@ -976,6 +1055,30 @@ snowflake::StoreOutcome RedisRegistryStore::write(const Step &step,
         // Kept as long as a lease hash: a system gone that long needs none.
         commands.push_back({"INCR", system_key(step.system_id)});
         commands.push_back({"PEXPIRE", system_key(step.system_id), text_of(kKeepMs)});
+    }
+    // The timelines, merged as merge_timeline() says: each field only
+    // raised from what the read saw (a timeline's position and wait have
+    // one writer, its own server), a successor set once (HSETNX).
+    for (const snowflake::TimelineRecord &t : writes.timelines) {
+        const std::string k = timelines_key(t.system_id);
+        const std::string f = std::to_string(t.timeline) + ":";
+        snowflake::TimelineRecord merged;
+        for (const snowflake::TimelineRecord &read : step.view.timelines) {
+            if (read.system_id == t.system_id && read.timeline == t.timeline) {
+                merged = read;
+            }
+        }
+        if (t.position > merged.position) {
+            commands.push_back({"HSET", k, f + "position", text_of(t.position)});
+        }
+        if (t.resume_at_ms > merged.resume_at_ms) {
+            commands.push_back({"HSET", k, f + "resume_at_ms", text_of(t.resume_at_ms)});
+        }
+        if (t.superseded_by != 0) {
+            commands.push_back({"HSETNX", k, f + "superseded_by", text_of(t.superseded_by)});
+            commands.push_back({"HSETNX", k, f + "superseded_at_ms", text_of(t.superseded_at_ms)});
+            commands.push_back({"HSETNX", k, f + "superseded_by_holder", t.superseded_by_holder});
+        }
     }
     // The high-water marks, only raised (GT), but a give-back's floor.
     for (const snowflake::HighWater &mark : writes.high) {
@@ -1120,6 +1223,7 @@ snowflake::StoreOutcome RedisRegistryStore::acquire(const snowflake::LeaseReques
                                                     snowflake::LeaseGrant *grant,
                                                     snowflake::Error *err) {
     int64_t expires = 0;
+    timelines_of_ = request.holder.system_id;
     return step(
         -1, request.holder.system_id,
         [&](const snowflake::RegistryView &view, snowflake::RegistryWrites *writes, int attempt) {
@@ -1132,6 +1236,7 @@ snowflake::StoreOutcome RedisRegistryStore::acquire(const snowflake::LeaseReques
 
 snowflake::StoreOutcome RedisRegistryStore::renew(const snowflake::RenewRequest &request,
                                                   int64_t *expires_unix_ms, snowflake::Error *err) {
+    timelines_of_ = request.holder.system_id;
     return step(
         request.node, 0,
         [&](const snowflake::RegistryView &view, snowflake::RegistryWrites *writes, int) {
@@ -1157,6 +1262,7 @@ snowflake::StoreOutcome RedisRegistryStore::switch_node(const snowflake::SwitchR
                                                         snowflake::LeaseGrant *grant,
                                                         int64_t *expires_unix_ms,
                                                         snowflake::Error *err) {
+    timelines_of_ = request.lease.holder.system_id;
     return step(
         -1, request.lease.holder.system_id,
         [&](const snowflake::RegistryView &view, snowflake::RegistryWrites *writes, int) {

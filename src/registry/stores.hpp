@@ -222,6 +222,13 @@ class RedisRegistryStore final : public snowflake::RegistryStore {
     std::string key(const char *name) const;
     std::string lease_key(int64_t node) const;
     std::string system_key(uint64_t system_id) const;
+    // P:timelines:S (1.7): the timelines of system S (TimelineRecord), as
+    // fields "T:position", "T:superseded_by", "T:superseded_at_ms",
+    // "T:superseded_by_holder" and "T:resume_at_ms". Never expires, and is
+    // no lease record: no drop of records touches it.
+    std::string timelines_key(uint64_t system_id) const;
+    // The system whose timelines a call reads: the asking server's.
+    uint64_t timelines_of_ = 0;
 
     const snowflake::RedisTarget *target_;
     snowflake::RegistryEnv *env_;

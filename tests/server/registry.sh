@@ -353,7 +353,8 @@ if [ "$SF_REGISTRY_STORE" != redis ]; then
 CREATE ROLE sf_mallory;
 CREATE ROLE sf_lessee LOGIN;
 GRANT SELECT, INSERT, UPDATE
-    ON snowflake_id.snowflake_registry_lease, snowflake_id.snowflake_registry_layout TO sf_lessee;
+    ON snowflake_id.snowflake_registry_lease, snowflake_id.snowflake_registry_layout,
+       snowflake_id.snowflake_registry_timeline TO sf_lessee;
 CREATE SCHEMA evil AUTHORIZATION sf_mallory;
 CREATE TABLE evil.snowflake_registry_layout (LIKE snowflake_id.snowflake_registry_layout);
 CREATE TABLE evil.snowflake_registry_lease (LIKE snowflake_id.snowflake_registry_lease);

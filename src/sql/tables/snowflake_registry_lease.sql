@@ -26,4 +26,4 @@ SELECT pg_catalog.pg_extension_config_dump('snowflake_id.snowflake_registry_leas
 -- new one have the same columns in the same order.
 ALTER TABLE snowflake_id.snowflake_registry_lease
     ADD COLUMN IF NOT EXISTS holder_wal_position bigint NOT NULL DEFAULT 0,
-    ADD COLUMN IF NOT EXISTS holder_wal_position_instance bigint NOT NULL DEFAULT 0;
+    ADD COLUMN IF NOT EXISTS wal_position_instance bigint NOT NULL DEFAULT 0;
