@@ -26,6 +26,7 @@
 #include "core/error.hpp"
 #include "core/generator.hpp"
 #include "core/layout.hpp"
+#include "core/resume.hpp"
 #include "core/state_record.hpp"
 #include "registry/registry_env.hpp"
 
@@ -164,6 +165,11 @@ void sf_resume(bool after_recovery);
 // Raises the generator's floor to a lease's floor (ms since 1970): the
 // catch-up clock takes over if it lies ahead of the clock.
 void sf_resume_at_lease_floor(int64_t floor_unix_ms, int64_t node);
+// Under SharedState::lock, exclusive: raises the generator's floor to
+// floor_id, the catch-up clock started there (lead_from_lease: the lead is
+// a lease's, as records then say). False, with nothing changed, where the
+// floor is there already.
+bool sf_raise_floor_locked(uint64_t floor_id, bool lead_from_lease, snowflake::ResumePlan *plan);
 // --- pg_origins.cpp ------------------------------------------------------------
 
 // The generation of origins this backend has checked its database at

@@ -110,31 +110,6 @@ void wait_for_lease_bound_above(uint64_t id) {
     }
 }
 
-// Raises the generator's floor to floor_id and starts the catch-up clock if
-// it lies ahead of the wall clock: what a restart would do from a durable
-// bound there.
-void raise_floor_in_memory(uint64_t floor_id) {
-    SharedState *s = sf_shared;
-    const snowflake::Layout &layout = sf_layout;
-    LWLockAcquire(s->lock, LW_EXCLUSIVE);
-    if (s->floor.load() >= floor_id) {
-        LWLockRelease(s->lock);
-        return;
-    }
-    sf_raise_to(s->floor, floor_id);
-    s->floor_is_exact = false;
-    s->floor_marks_last_id = false;
-    const snowflake::ResumePlan plan = snowflake::plan_resume(
-        layout, floor_id, sf_wall_clock_ms(), std::numeric_limits<int64_t>::max());
-    if (plan.catch_up &&
-        (!s->catch_up.running() ||
-         plan.resume_unix_ms >
-             s->catch_up.now(std::numeric_limits<int64_t>::min(), sf_monotonic_ns(), false))) {
-        s->catch_up.start(plan.resume_unix_ms, sf_monotonic_ns());
-    }
-    LWLockRelease(s->lock);
-}
-
 void require_can_raise() {
     if (sf_shared == nullptr) {
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -188,8 +163,8 @@ bool origins_waiting(char **function_schema) {
         elog(ERROR, "snowflake_id: SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
     }
     Datum values[1] = {system_identifier_numeric()};
-    const int rc = SPI_execute_snapshot(plan, values, nullptr, GetLatestSnapshot(),
-                                        InvalidSnapshot, true, false, 1);
+    const int rc = SPI_execute_snapshot(plan, values, nullptr, GetLatestSnapshot(), InvalidSnapshot,
+                                        true, false, 1);
     if (rc != SPI_OK_SELECT) {
         elog(ERROR, "snowflake_id: reading snowflake_origin failed: %s",
              SPI_result_code_string(rc));
@@ -206,8 +181,7 @@ bool origins_waiting(char **function_schema) {
 // Runs snowflake_check_restore() (SECURITY DEFINER: its owner reads every
 // table); its ERROR, if any, is the call's.
 void run_check(char *schema) {
-    List *name = list_make2(makeString(schema),
-                            makeString(pstrdup("snowflake_check_restore")));
+    List *name = list_make2(makeString(schema), makeString(pstrdup("snowflake_check_restore")));
     Oid arg_types[1] = {BOOLOID};
     const Oid function = LookupFuncName(name, 1, arg_types, true);
     if (!OidIsValid(function)) {
@@ -293,7 +267,10 @@ extern "C" Datum snowflake_raise_floor(PG_FUNCTION_ARGS) {
             PG_RETURN_NULL();
         }
     }
-    raise_floor_in_memory(floor_id);
+    snowflake::ResumePlan plan;
+    LWLockAcquire(s->lock, LW_EXCLUSIVE);
+    (void)sf_raise_floor_locked(floor_id, false, &plan);
+    LWLockRelease(s->lock);
     if (sf_registry_configured() && s->lease.below.load(std::memory_order_acquire) <= floor_id) {
         wait_for_lease_bound_above(floor_id);
     }

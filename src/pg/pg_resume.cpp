@@ -115,28 +115,18 @@ void log_refusal(const SharedState *s, Refusal refusal) {
 
 }  // namespace
 
-void sf_resume_at_lease_floor(int64_t floor_unix_ms, int64_t node) {
+bool sf_raise_floor_locked(uint64_t floor_id, bool lead_from_lease, snowflake::ResumePlan *plan) {
     SharedState *s = sf_shared;
-    const snowflake::Layout &layout = sf_layout;
-    const int64_t ts = std::min(floor_unix_ms - layout.epoch_unix_ms(), layout.max_timestamp() + 1);
-    if (ts <= 0) {
-        return;  // a node id never leased before: nothing to stay above
-    }
-    const uint64_t floor_id = static_cast<uint64_t>(ts) << layout.timestamp_shift();
-    LWLockAcquire(s->lock, LW_EXCLUSIVE);
     if (s->floor.load() >= floor_id) {
-        LWLockRelease(s->lock);
-        return;
+        return false;
     }
     sf_raise_to(s->floor, floor_id);
     s->floor_is_exact = false;
     s->floor_marks_last_id = false;
-    s->floor_raised_by_lease = std::max(s->floor_raised_by_lease, floor_id);
-    const int64_t now = sf_wall_clock_ms();
-    // The old holder's bound is as far ahead as its renewals reached: any
-    // lead is normal here, and no WARNING is due.
-    const snowflake::ResumePlan plan =
-        snowflake::plan_resume(layout, floor_id, now, std::numeric_limits<int64_t>::max());
+    // Whoever raises it (an old holder's bound, a restore's IDs) knows the
+    // lead is not the clock's fault: no WARNING is due.
+    *plan = snowflake::plan_resume(sf_layout, floor_id, sf_wall_clock_ms(),
+                                   std::numeric_limits<int64_t>::max());
     // The catch-up clock starts at the floor even when this process's clock
     // reads past it: the backends' readings end it (at once if they are past
     // it too), so a clock read here alone cannot leave them without it.
@@ -148,11 +138,29 @@ void sf_resume_at_lease_floor(int64_t floor_unix_ms, int64_t node) {
     // this worker's raised "the wall clock is N ms behind" under it: the
     // flaky registry_failover_on_redis.)
     if (!s->catch_up.running() ||
-        plan.resume_unix_ms >
+        plan->resume_unix_ms >
             s->catch_up.now(std::numeric_limits<int64_t>::min(), sf_monotonic_ns(), false)) {
-        s->catch_up.start(plan.resume_unix_ms, sf_monotonic_ns());
-        s->catch_up_from_lease = true;
+        s->catch_up.start(plan->resume_unix_ms, sf_monotonic_ns());
+        s->catch_up_from_lease = lead_from_lease;
     }
+    return true;
+}
+
+void sf_resume_at_lease_floor(int64_t floor_unix_ms, int64_t node) {
+    SharedState *s = sf_shared;
+    const snowflake::Layout &layout = sf_layout;
+    const int64_t ts = std::min(floor_unix_ms - layout.epoch_unix_ms(), layout.max_timestamp() + 1);
+    if (ts <= 0) {
+        return;  // a node id never leased before: nothing to stay above
+    }
+    const uint64_t floor_id = static_cast<uint64_t>(ts) << layout.timestamp_shift();
+    snowflake::ResumePlan plan;
+    LWLockAcquire(s->lock, LW_EXCLUSIVE);
+    if (!sf_raise_floor_locked(floor_id, true, &plan)) {
+        LWLockRelease(s->lock);
+        return;
+    }
+    s->floor_raised_by_lease = std::max(s->floor_raised_by_lease, floor_id);
     LWLockRelease(s->lock);
     char resume_text[40];
     snowflake::format_utc(plan.resume_unix_ms, resume_text, sizeof resume_text);

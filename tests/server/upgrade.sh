@@ -13,6 +13,9 @@
 #    id = ANY(integer[]) by the key;
 #  - with the new server's clock an hour behind the last IDs, the new
 #    cluster resumes above them (the copied file's floor), with no duplicate;
+#    its first ID checked the old cluster's origin row (a new system
+#    identifier: docs/durability.md, "Logical restores") and the origin
+#    table's trigger came through;
 #  - the layout lock comes through: the new cluster started with another
 #    epoch refuses to issue;
 #  - without the copy, the new cluster would start from its wall clock: the
@@ -98,6 +101,18 @@ sf_expect_match "the new cluster resumes from the copied file" \
 sf_psql new -c "INSERT INTO orders (note) SELECT 'after' FROM generate_series(1, 20000)"
 sf_psql new -c "COPY (SELECT id FROM orders WHERE note = 'after') TO STDOUT" >"$SF_WORK/new.ids"
 sf_expect_above "after pg_upgrade with the clock an hour behind" "$SF_WORK/old.ids" -- "$SF_WORK/new.ids"
+# pg_upgrade gives the new cluster a new system identifier: its first ID
+# checked the old cluster's origin row (docs/durability.md, "Logical
+# restores"), finding the floor above it already, and the trigger that
+# calls for a check when a restore brings rows came through.
+sf_expect_eq "the old cluster's origin was checked by the new one" 1 \
+    "$(sf_psql new -c "SELECT count(*) FROM snowflake_id.snowflake_origin
+                       WHERE system_identifier <> snowflake_system_identifier()
+                         AND checked_by = snowflake_system_identifier()")"
+sf_expect_eq "... and the origin table's trigger came through" 1 \
+    "$(sf_psql new -c "SELECT count(*) FROM pg_trigger
+                       WHERE tgrelid = 'snowflake_id.snowflake_origin'::regclass
+                         AND tgname = 'snowflake_origin_arrived' AND tgenabled = 'O'")"
 sf_expect_eq "the test means something: the old IDs are an hour ahead of the new clock" t \
     "$(sf_psql new -c "SELECT snowflake_timestamp($(sort -n "$SF_WORK/old.ids" | tail -1))
                        > clock_timestamp() + interval '3000 s'")"
