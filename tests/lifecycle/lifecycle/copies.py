@@ -174,6 +174,10 @@ def copy(sim, rng):
         # pg_wal keeps them past a switch until a checkpoint).
         if not sim.clients[node.name].await_calls(3, 30):
             raise HarnessError(f"client of {node.name} made no progress (copy)")
+        # A record past end_lsn whatever the client's calls wrote: recovery
+        # stops when it reads one (end_lsn may be a segment's start, the
+        # segment still empty: the copy then never reached its target)
+        node.sql_ok("SELECT pg_logical_emit_message(false, 'lifecycle', 'copy')")
         node.sql_ok("SELECT pg_switch_wal()")
         wal, into = os.path.join(node.data, "pg_wal"), os.path.join(c.data, "pg_wal")
         segment = re.compile(r"^[0-9A-F]{24}$")
