@@ -28,6 +28,7 @@ REFUSALS = (
     (re.compile(r"the node id lease of this server expired"), {"expired"}),
     (re.compile(r"the registry refused this server a node id lease"), {"refused"}),
     (re.compile(r"snowflake_id has no node id yet"), {"waiting"}),
+    (re.compile(r"this server was replaced by a promoted standby"), {"replaced"}),
 )
 SUCCESS_STATES = {"held", "switching"}
 
@@ -57,10 +58,12 @@ def utc_ms(text):
     return round(t.replace(tzinfo=datetime.timezone.utc).timestamp() * 1000)
 NOT_PRELOADED = "must be loaded via shared_preload_libraries"
 
-# SKIP_INVARIANTS=4,5,6: report a failure of invariant 4, 5 or 6 in the log and
-# go on (to see what else a seed finds while a known failure is being fixed).
-# Invariants 1 to 3 cannot be skipped: the steps after them would mean nothing.
-SKIPPED = {int(x) for x in os.environ.get("SKIP_INVARIANTS", "").split(",") if x} & {4, 5, 6}
+# SKIP_INVARIANTS=4,5,6,7,8,9: report a failure of those invariants in the log
+# and go on (to see what else a seed finds while a known failure is being
+# fixed). Invariants 1 to 3 cannot be skipped: the steps after them would mean
+# nothing.
+SKIPPED = ({int(x) for x in os.environ.get("SKIP_INVARIANTS", "").split(",") if x}
+           & {4, 5, 6, 7, 8, 9})
 
 
 class Probe:
@@ -81,6 +84,7 @@ class Probe:
         errors = [l for l in err.splitlines() if "ERROR:" in l or "FATAL:" in l
                   or "could not connect" in l or "timed out" in l or "closed" in l]
         self.error = errors[0].strip() if errors else (err.strip().splitlines() or [""])[0]
+        self.stderr = err  # the DETAIL and HINT lines too
 
     @property
     def ok(self):
@@ -88,7 +92,8 @@ class Probe:
 
     def expected_states(self):
         if self.ok:
-            return SUCCESS_STATES
+            # a server without a registry (copies.logical_restore) has no lease
+            return SUCCESS_STATES if getattr(self.node, "leases", True) else {"none"}
         for pattern, states in REFUSALS:
             if pattern.search(self.error):
                 return states
@@ -176,12 +181,16 @@ class Prober:
                 return p
             time.sleep(config.POLL_PACE_S)
 
-    def await_mint(self, node, since, bound_ms, why):
+    def await_mint(self, node, since, bound_ms, why, between=None):
         """Invariant 3: polls until the node mints; fails once bound_ms have
-        passed since `since` (time.monotonic()). Returns the successful probe."""
+        passed since `since` (time.monotonic()). Returns the successful probe.
+        between(), if given, runs before each probe (copies.py: a probe of
+        another server)."""
         deadline = since + bound_ms / 1000
         errors = []
         while True:
+            if between is not None:
+                between()
             left = deadline - time.monotonic()
             p = self.observe(node, timeout=max(5, min(config.PSQL_TIMEOUT_S, left + 5)))
             if p.ok:

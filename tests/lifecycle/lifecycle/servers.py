@@ -22,6 +22,16 @@ def _initdb(dirpath, conf_lines):
         f.write("\n".join(conf) + "\n")
 
 
+def write_clock(path, offset_s):
+    """A libfaketime clock file: the real clock + offset_s (read at every
+    clock reading; replaced atomically)."""
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(f"{offset_s:+g}\n")
+    os.chmod(tmp, 0o644)
+    os.replace(tmp, path)
+
+
 class PgServer:
     """A PostgreSQL server in dirpath/data, socket in dirpath."""
 
@@ -145,15 +155,21 @@ class Node(PgServer):
         # (how far, the real clock in ms when restored) of every forward step
         # of its clock in this seed (clock_step): a lead it can explain.
         self.forward_steps = []
-        self.standbys = 0  # standbys made of this node so far (promote)
+        self.standbys = 0  # standbys made of this node so far (promote, split brains)
+        self.copies = 0  # copies and restores made of it so far (copies.py)
         self.previous_logs = []  # the logs of its primaries before promotions
 
     def create(self):
         self.set_clock(0)
-        _initdb(self.dir, [
+        _initdb(self.dir, self.settings("auto", self.registry_conf))
+
+    def settings(self, worker_id, registry_conf):
+        """The node's postgresql.conf lines, with this worker_id and registry
+        line (None: no registry)."""
+        return [
             "shared_preload_libraries = 'snowflake_id'",
-            "snowflake_id.worker_id = 'auto'",
-            self.registry_conf,
+            f"snowflake_id.worker_id = '{worker_id}'",
+        ] + ([registry_conf] if registry_conf else []) + [
             f"snowflake_id.lease_ttl = '{config.LEASE_TTL_MS}ms'",
             f"snowflake_id.max_clock_drift = '{config.MAX_CLOCK_DRIFT_MS}ms'",
             f"snowflake_id.on_clock_step_back = '{self.mode}'",
@@ -161,17 +177,29 @@ class Node(PgServer):
             f"snowflake_id.datacenter_bits = {config.DATACENTER_BITS}",
             f"snowflake_id.worker_bits = {config.WORKER_BITS}",
             f"snowflake_id.sequence_bits = {config.SEQUENCE_BITS}",
-        ])
+        ]
 
     def set_clock(self, offset_s):
         """Steps the node's faked wall clock to the real clock + offset_s (the
         file is read at every clock reading; replaced atomically)."""
-        tmp = self.clock_file + ".tmp"
-        with open(tmp, "w") as f:
-            f.write(f"{offset_s:+g}\n")
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, self.clock_file)
+        write_clock(self.clock_file, offset_s)
         self.clock_offset_s = offset_s
+
+    def new_restore_server(self, worker_id, clock_offset_s):
+        """A new, empty server for a logical restore of this node's database:
+        the node's settings, but the static worker_id given and no registry
+        (a restore whose only guard against minting below what it restored
+        is the extension's own), and a clock file of its own at
+        clock_offset_s. Not started."""
+        self.copies += 1
+        name = f"{self.name}.restore{self.copies}"
+        clock = os.path.join(self.seed_dir, name + ".clock")
+        write_clock(clock, clock_offset_s)
+        server = SideServer(os.path.join(self.seed_dir, name), name,
+                            dict(self.env, FAKETIME_TIMESTAMP_FILE=clock), clock_offset_s)
+        _initdb(server.dir, self.settings(worker_id, None))
+        server.leases = False
+        return server
 
     def set_preload(self, on):
         """Puts snowflake_id in shared_preload_libraries or takes it out, in
@@ -196,20 +224,39 @@ class Node(PgServer):
         socket there, every setting the node's (postgresql.conf and
         postgresql.auto.conf come with the copy), its clock the node's. Not
         started."""
-        basebackup = os.path.join(STAGE_BIN, "pg_basebackup")
-        if not os.access(basebackup, os.X_OK):
-            raise HarnessError(f"no {basebackup}: the promote event needs a server with "
-                               f"pg_basebackup (tests/lib/cluster.sh stages it where it exists)")
         self.standbys += 1
-        standby = PgServer(os.path.join(self.seed_dir, f"{self.name}.standby{self.standbys}"),
-                           self.env)
-        make_dir(standby.dir)
-        # --no-sync, as initdb's: the servers run with fsync = off.
-        run(as_server([basebackup, "-h", self.dir, "-p", "5432", "-U", "postgres", "-D",
-                       standby.data, "-R", "-X", "stream", "-c", "fast", "--no-sync"]), 120)
+        standby = SideServer(os.path.join(self.seed_dir, f"{self.name}.standby{self.standbys}"),
+                             f"{self.name}.standby{self.standbys}", self.env)
+        self._basebackup(standby, ["-R"])
         with open(os.path.join(standby.data, "postgresql.conf"), "a") as f:
             f.write(f"unix_socket_directories = '{standby.dir}'\nhot_standby = on\n")
         return standby
+
+    def _basebackup(self, server, extra):
+        basebackup = os.path.join(STAGE_BIN, "pg_basebackup")
+        if not os.access(basebackup, os.X_OK):
+            raise HarnessError(f"no {basebackup}: the promote and copy events need a server "
+                               f"with pg_basebackup (tests/lib/cluster.sh stages it where it "
+                               f"exists)")
+        make_dir(server.dir)
+        # --no-sync, as initdb's: the servers run with fsync = off.
+        run(as_server([basebackup, "-h", self.dir, "-p", "5432", "-U", "postgres", "-D",
+                       server.data, "-X", "stream", "-c", "fast", "--no-sync"] + extra), 120)
+
+    def new_copy(self):
+        """A base backup of this node (running), as a DBA restores one:
+        pg_basebackup -X stream into a directory of its own beside the
+        node's, with every setting of the node (worker_id, the registry;
+        they come with the copy), its clock, and its socket there. Not
+        started; the caller adds recovery.signal and any recovery target."""
+        self.copies += 1
+        name = f"{self.name}.copy{self.copies}"
+        copy = SideServer(os.path.join(self.seed_dir, name), name, self.env)
+        self._basebackup(copy, [])
+        copy.override([f"unix_socket_directories = '{copy.dir}'",
+                       # a synchronous standby the node once waited for is not the copy's
+                       "synchronous_standby_names = ''"])
+        return copy
 
     def discard_pid_file(self):
         """After a kill -9 of this node's postmaster that no start follows
@@ -271,6 +318,14 @@ class PgRegistry(PgServer):
 
     def freeze(self):
         return super().freeze()
+
+    def recorded_position(self, node_id):
+        """The WAL position the holder of node_id recorded with its lease (an
+        integer), or None where the registry records none (before 1.7)."""
+        rc, out, _ = self.sql(f"SELECT holder_wal_position FROM "
+                              f"snowflake_id.snowflake_registry_lease WHERE node_id = "
+                              f"{int(node_id)}", timeout=5)
+        return int(out.strip()) if rc == 0 and out.strip().isdigit() else None
 
 
 class RedisRegistry:
@@ -370,6 +425,64 @@ class RedisRegistry:
                        "reserved_until_ms").stdout.strip()
         return int(out) if out.isdigit() else None
 
+    def recorded_position(self, node_id):
+        """As PgRegistry.recorded_position."""
+        out = self.cli("HGET", f"snowflake_id:lease:{int(node_id)}",
+                       "holder_wal_position").stdout.strip()
+        return int(out) if out.isdigit() else None
+
 
 def new_registry(store, seed_dir):
     return RedisRegistry(seed_dir) if store == "redis" else PgRegistry(seed_dir)
+
+
+class SideServer(PgServer):
+    """A server an event starts beside the nodes for its own length (a copy,
+    a standby of a split brain, a logical restore): its directory beside the
+    node's (tests/lifecycle/run sweeps it up like a node's), a name of its
+    own in the ledger and the event log, the node's clock file unless it has
+    one of its own."""
+
+    def __init__(self, dirpath, name, env, clock_offset_s=0.0):
+        super().__init__(dirpath, env)
+        self.name = name
+        self.clock_offset_s = clock_offset_s
+
+    def override(self, lines):
+        """Settings that win over what came with the copy (postgresql.auto.conf
+        is read last; ALTER SYSTEM writes the node's own settings there)."""
+        with open(os.path.join(self.data, "postgresql.auto.conf"), "a") as f:
+            f.write("".join(line + "\n" for line in lines))
+
+    def discard(self, keep):
+        """Stops it if it still runs, and removes its data directory (kept
+        with SF_KEEP_WORK, without its pid file); its log stays."""
+        self.stop_if_running()
+        try:
+            os.unlink(os.path.join(self.data, "postmaster.pid"))
+        except FileNotFoundError:
+            pass
+        if not keep:
+            shutil.rmtree(self.data, ignore_errors=True)
+
+    def timeline_switch(self):
+        """(timeline, the LSN it left its parent timeline at, as text) from
+        the newest timeline history file in pg_wal, or None on timeline 1."""
+        wal = os.path.join(self.data, "pg_wal")
+        names = sorted(n for n in os.listdir(wal) if n.endswith(".history"))
+        if not names:
+            return None
+        with open(os.path.join(wal, names[-1])) as f:
+            rows = [line.split() for line in f if line.strip() and not line.startswith("#")]
+        return int(names[-1][:8], 16), rows[-1][1]
+
+
+def lsn_text(position):
+    """A 64-bit WAL position as PostgreSQL writes it (16/B374D848)."""
+    return f"{position >> 32:X}/{position & 0xFFFFFFFF:X}"
+
+
+def lsn_int(text):
+    """A pg_lsn's text (16/B374D848) as the 64-bit integer it stands for."""
+    hi, lo = text.split("/")
+    return (int(hi, 16) << 32) | int(lo, 16)

@@ -32,6 +32,7 @@ class Simulation:
                       for k, name in enumerate(config.NODES)]
         self.clients = {}
         self.standbys = []  # standbys made and not (yet) promoted (promote)
+        self.side = []  # servers an event of copies.py runs beside the nodes
         self.runs = {}  # node name -> its current run (pg_postmaster_start_time)
         # How far the newest ID of any node lay ahead of the clock when the
         # current step began (invariant 6, the registry floor bound).
@@ -70,7 +71,7 @@ class Simulation:
         thaw_all()
         for c in self.clients.values():
             c.join(60)
-        for server in self.nodes + self.standbys:
+        for server in self.nodes + self.standbys + self.side:
             server.stop_if_running()
         self.registry.stop_if_running()
         if not keep:
@@ -195,7 +196,7 @@ class Simulation:
             for cls, n in c.errors.most_common(6):
                 print(f"    {name}: {n} x {cls}")
         logs = [log for node in self.nodes for log in node.previous_logs[-1:] + [node.log]]
-        for log in logs + [s.log for s in self.standbys] + [self.registry.log]:
+        for log in logs + [s.log for s in self.standbys + self.side] + [self.registry.log]:
             print(f"--- last lines of {os.path.relpath(log, WORK)}")
             print(tail(log).rstrip())
         print(flush=True)
