@@ -4716,14 +4716,15 @@ SELECT pg_catalog.pg_extension_config_dump('snowflake_id.snowflake_origin', '');
 
 -- A restore run by a non-superuser (the database's owner, the extension
 -- created beforehand) must be able to bring its rows in: otherwise no
--- check. A row costs a check, and one that would put IDs far ahead is
--- refused (snowflake_check_restore()).
+-- check. Not every role: a row costs every session a check, and one with
+-- an ID planted up to an hour ahead would move every session's IDs there
+-- (further ahead is refused, snowflake_check_restore()).
 -- Only on an object the repair created: the privileges of one that
 -- existed are the DBA's to keep.
 DO $repair$
 BEGIN
 IF snowflake_id.snowflake_repair_sets('table', ARRAY['snowflake_id', 'snowflake_origin']::text[], ARRAY[]::text[]) THEN
-    GRANT SELECT, INSERT ON snowflake_id.snowflake_origin TO PUBLIC;
+    GRANT SELECT, INSERT ON snowflake_id.snowflake_origin TO pg_database_owner;
 END IF;
 END
 $repair$;
@@ -4794,10 +4795,14 @@ $repair$;
 -- cannot carry this server's IDs far into the future.
 CREATE OR REPLACE FUNCTION snowflake_check_restore(every_column boolean DEFAULT false)
 RETURNS integer LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SECURITY DEFINER
-SET search_path = pg_catalog, @extschema@, pg_temp
+-- Its search_path holds no schema a user may create in (the extension's
+-- own, public by default, may be one): a function or operator there that
+-- matched a call better would run as the owner. Its own objects are named
+-- with their schema.
+SET search_path = pg_catalog, pg_temp
 SET row_security = off AS $$
 DECLARE
-    here constant numeric := snowflake_system_identifier();
+    here constant numeric := @extschema@.snowflake_system_identifier();
     lead_limit_ms constant bigint := 3600000;
     waiting integer;
     origins text;
@@ -4833,12 +4838,12 @@ BEGIN
         FROM pg_attrdef d
         JOIN pg_depend dep ON dep.classid = 'pg_attrdef'::regclass AND dep.objid = d.oid
                           AND dep.refclassid = 'pg_proc'::regclass
-                          AND dep.refobjid = 'snowflake_nextval()'::regprocedure
+                          AND dep.refobjid = '@extschema@.snowflake_nextval()'::regprocedure
         JOIN pg_class c ON c.oid = d.adrelid
         JOIN pg_namespace n ON n.oid = c.relnamespace
         JOIN pg_attribute a ON a.attrelid = d.adrelid AND a.attnum = d.adnum
         WHERE c.relkind = 'r' AND NOT a.attisdropped AND a.attgenerated = ''
-          AND a.atttypid IN ('bigint'::regtype, 'snowflake'::regtype)
+          AND a.atttypid IN ('bigint'::regtype, '@extschema@.snowflake'::regtype)
         ORDER BY n.nspname, c.relname, a.attname
     LOOP
         -- In the column's index order, where an index has it: the
@@ -4871,7 +4876,7 @@ BEGIN
     END LOOP;
 
     IF top IS NOT NULL THEN
-        floor_id := snowflake_raise_floor(top, lead_limit_ms);
+        floor_id := @extschema@.snowflake_raise_floor(top, lead_limit_ms);
         IF floor_id IS NULL THEN
             RAISE EXCEPTION 'the IDs restored into database % lie more than an hour ahead of '
                             'this server''s clock', quote_ident(current_database())
@@ -4880,7 +4885,7 @@ BEGIN
                                       'would be that far ahead of their time. snowflake_nextval() '
                                       'issues nothing in this database until this is settled.',
                                       top_column, top,
-                                      to_char(snowflake_timestamp(top) AT TIME ZONE 'UTC',
+                                      to_char(@extschema@.snowflake_timestamp(top) AT TIME ZONE 'UTC',
                                               'YYYY-MM-DD HH24:MI:SS.MS'),
                                       origins),
                       HINT = format('If this server''s clock is right and those IDs are to stay, '

@@ -157,7 +157,9 @@ bool origins_waiting(char **function_schema) {
         "JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace "
         "WHERE e.extname OPERATOR(pg_catalog.=) 'snowflake_id' "
         "AND o.system_identifier OPERATOR(pg_catalog.<>) $1 "
-        "AND o.checked_by IS DISTINCT FROM $1 LIMIT 1",
+        // Not IS DISTINCT FROM: it resolves = through the caller's
+        // search_path, where an = of a user's could hide every origin.
+        "AND (o.checked_by IS NULL OR o.checked_by OPERATOR(pg_catalog.<>) $1) LIMIT 1",
         1, types);
     if (plan == nullptr) {
         elog(ERROR, "snowflake_id: SPI_prepare failed: %s", SPI_result_code_string(SPI_result));

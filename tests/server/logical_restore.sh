@@ -183,4 +183,36 @@ denied=$(sf_psql custom -d far -c "SET ROLE app" -c "SELECT snowflake_raise_floo
 sf_expect_match "far: the fix is a superuser's" "ERROR: +permission denied for function snowflake_raise_floor" "$denied"
 sf_psql custom -d far -c "SELECT snowflake_raise_floor($far_max)" >/dev/null
 mint_above custom far "far, after snowflake_raise_floor" "$far_max"
+# --- nothing of a user's runs inside the check ---------------------------------
+# snowflake_check_restore() runs as its owner (a superuser). A database's owner
+# may create functions in public, the extension's schema: an overload there
+# that matched one of its calls better than pg_catalog's (quote_ident(name))
+# would run as a superuser. It must not: the check's search_path holds
+# pg_catalog alone, its own objects named with their schema.
+sf_psql custom -c "CREATE ROLE trap_owner LOGIN" -c "CREATE DATABASE trap OWNER trap_owner"
+sf_psql custom -d trap -c "CREATE EXTENSION snowflake_id"
+sf_psql custom -d trap <<'SQL'
+SET ROLE trap_owner;
+CREATE TABLE public.trap_log (who name);
+CREATE TABLE public.items (id bigint PRIMARY KEY DEFAULT snowflake_nextval());
+CREATE FUNCTION public.quote_ident(name) RETURNS text LANGUAGE plpgsql AS $f$
+BEGIN
+    INSERT INTO public.trap_log VALUES (current_user);
+    RETURN pg_catalog.quote_ident($1::text);
+END
+$f$;
+INSERT INTO snowflake_id.snowflake_origin (system_identifier, database_name) VALUES (1, 'elsewhere');
+SQL
+sf_psql custom -d trap -c "SET ROLE trap_owner" -c "SELECT snowflake_nextval()" >/dev/null
+sf_expect_eq "trap: the check ran none of the database owner's functions" "" \
+    "$(sf_psql custom -d trap -c "SELECT string_agg(who::text, ',') FROM public.trap_log")"
+sf_expect_eq "trap: the owner's origin row was checked" "0" \
+    "$(sf_psql custom -d trap -c "SELECT count(*) FROM snowflake_id.snowflake_origin
+                                  WHERE system_identifier = 1 AND checked_by IS NULL")"
+# Only a database's owner (who runs a restore) and superusers add origins:
+# a row costs every session a check.
+sf_psql custom -d trap -c "CREATE ROLE trap_user LOGIN"
+denied=$(sf_psql custom -d trap -c "SET ROLE trap_user" \
+    -c "INSERT INTO snowflake_id.snowflake_origin (system_identifier, database_name) VALUES (2, 'x')" 2>&1 || true)
+sf_expect_match "trap: another role adds no origin" "ERROR: +permission denied for table snowflake_origin" "$denied"
 sf_log "logical_restore: all checks passed"

@@ -19,10 +19,14 @@
 -- cannot carry this server's IDs far into the future.
 CREATE OR REPLACE FUNCTION snowflake_check_restore(every_column boolean DEFAULT false)
 RETURNS integer LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SECURITY DEFINER
-SET search_path = pg_catalog, @extschema@, pg_temp
+-- Its search_path holds no schema a user may create in (the extension's
+-- own, public by default, may be one): a function or operator there that
+-- matched a call better would run as the owner. Its own objects are named
+-- with their schema.
+SET search_path = pg_catalog, pg_temp
 SET row_security = off AS $$
 DECLARE
-    here constant numeric := snowflake_system_identifier();
+    here constant numeric := @extschema@.snowflake_system_identifier();
     lead_limit_ms constant bigint := 3600000;
     waiting integer;
     origins text;
@@ -58,12 +62,12 @@ BEGIN
         FROM pg_attrdef d
         JOIN pg_depend dep ON dep.classid = 'pg_attrdef'::regclass AND dep.objid = d.oid
                           AND dep.refclassid = 'pg_proc'::regclass
-                          AND dep.refobjid = 'snowflake_nextval()'::regprocedure
+                          AND dep.refobjid = '@extschema@.snowflake_nextval()'::regprocedure
         JOIN pg_class c ON c.oid = d.adrelid
         JOIN pg_namespace n ON n.oid = c.relnamespace
         JOIN pg_attribute a ON a.attrelid = d.adrelid AND a.attnum = d.adnum
         WHERE c.relkind = 'r' AND NOT a.attisdropped AND a.attgenerated = ''
-          AND a.atttypid IN ('bigint'::regtype, 'snowflake'::regtype)
+          AND a.atttypid IN ('bigint'::regtype, '@extschema@.snowflake'::regtype)
         ORDER BY n.nspname, c.relname, a.attname
     LOOP
         -- In the column's index order, where an index has it: the
@@ -96,7 +100,7 @@ BEGIN
     END LOOP;
 
     IF top IS NOT NULL THEN
-        floor_id := snowflake_raise_floor(top, lead_limit_ms);
+        floor_id := @extschema@.snowflake_raise_floor(top, lead_limit_ms);
         IF floor_id IS NULL THEN
             RAISE EXCEPTION 'the IDs restored into database % lie more than an hour ahead of '
                             'this server''s clock', quote_ident(current_database())
@@ -105,7 +109,7 @@ BEGIN
                                       'would be that far ahead of their time. snowflake_nextval() '
                                       'issues nothing in this database until this is settled.',
                                       top_column, top,
-                                      to_char(snowflake_timestamp(top) AT TIME ZONE 'UTC',
+                                      to_char(@extschema@.snowflake_timestamp(top) AT TIME ZONE 'UTC',
                                               'YYYY-MM-DD HH24:MI:SS.MS'),
                                       origins),
                       HINT = format('If this server''s clock is right and those IDs are to stay, '

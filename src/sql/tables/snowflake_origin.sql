@@ -24,9 +24,10 @@ SELECT pg_catalog.pg_extension_config_dump('snowflake_id.snowflake_origin', '');
 
 -- A restore run by a non-superuser (the database's owner, the extension
 -- created beforehand) must be able to bring its rows in: otherwise no
--- check. A row costs a check, and one that would put IDs far ahead is
--- refused (snowflake_check_restore()).
-GRANT SELECT, INSERT ON snowflake_id.snowflake_origin TO PUBLIC;
+-- check. Not every role: a row costs every session a check, and one with
+-- an ID planted up to an hour ahead would move every session's IDs there
+-- (further ahead is refused, snowflake_check_restore()).
+GRANT SELECT, INSERT ON snowflake_id.snowflake_origin TO pg_database_owner;
 
 CREATE OR REPLACE TRIGGER snowflake_origin_arrived
 AFTER INSERT OR UPDATE ON snowflake_id.snowflake_origin
