@@ -632,7 +632,10 @@ void record_succession(const RegistryView &view, const LeaseHolder &holder, Regi
         const int64_t recorded = recorded_position(view, holder.system_id, left.timeline);
         if (left.switchpoint >= recorded) {
             const TimelineRecord *record = timeline_of(view, holder.system_id, left.timeline);
-            if (view.keeps_timelines && (record == nullptr || record->superseded_by == 0)) {
+            // Only on a recorded position: 0 is no evidence (a 1.6 holder's
+            // lease, or no holder of it here), and a mark lasts for good.
+            if (view.keeps_timelines && recorded > 0 &&
+                (record == nullptr || record->superseded_by == 0)) {
                 TimelineRecord replaced;
                 replaced.system_id = holder.system_id;
                 replaced.timeline = left.timeline;
