@@ -61,6 +61,9 @@ constexpr snowflake::LayoutWidths kWidths{5, 5, 12};
 constexpr int64_t kDefaultEpochMs = 1577836800000;
 constexpr int64_t kTtlMs = 60000;
 constexpr uint64_t kSystemId = 7411111111111111111ULL;
+// The WAL position every timeline-1 server records; its standby left
+// timeline 1 there.
+constexpr int64_t kOldPrimaryPosition = int64_t{1} << 24;
 // The node ids whose locks are held: the calls pick among the lowest.
 constexpr int kHeldNodeLocks = 16;
 
@@ -145,6 +148,16 @@ struct Server {
         h->port = 5432;
         h->data_directory = data_directory;
         h->timeline = timeline;
+        // From 1.7 a server on a higher timeline replaces the old primary
+        // only as its successor: it left timeline 1 at or after the
+        // position the old primary recorded (a standby that had received
+        // everything). Without them the standby is a copy, which never ends
+        // the old primary's lease, and both would rightly mint.
+        h->wal_position = kOldPrimaryPosition + (timeline - 1) * 256;
+        h->history.clear();
+        for (int t = 1; t < timeline; ++t) {
+            h->history.push_back({t, kOldPrimaryPosition});
+        }
     }
     StoreOutcome acquire() {
         snowflake::LeaseRequest request;
