@@ -234,8 +234,8 @@ auto_conf=("snowflake_id.worker_id = 'auto'" "$SF_REGISTRY_CONF" "snowflake_id.l
 new_node a1 "${auto_conf[@]}"
 new_node a2 "${auto_conf[@]}"
 # Why app.sql names its tables: FOR ALL TABLES takes in the extension's own.
-sf_expect_eq "a publication FOR ALL TABLES would publish the registry's tables" \
-    "snowflake_id.snowflake_registry_layout snowflake_id.snowflake_registry_lease" \
+sf_expect_eq "a publication FOR ALL TABLES would publish the extension's tables" \
+    "snowflake_id.snowflake_origin snowflake_id.snowflake_registry_layout snowflake_id.snowflake_registry_lease snowflake_id.snowflake_registry_timeline" \
     "$(sf_psql a1 -c "CREATE PUBLICATION everything FOR ALL TABLES" \
         -c "SELECT string_agg(schemaname || '.' || tablename, ' ' ORDER BY tablename)
             FROM pg_publication_tables WHERE pubname = 'everything' AND schemaname = 'snowflake_id'" \
