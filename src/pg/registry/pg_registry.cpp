@@ -247,6 +247,12 @@ int read_history(TimeLineID timeline, snowflake::TimelineSwitch *out) {
     return count;
 }
 
+// The WAL position a grant, renewal or give-back records: on a primary
+// what it flushed, which a caught-up standby has received; 0 in recovery.
+int64_t own_wal_position() {
+    return RecoveryInProgress() ? 0 : static_cast<int64_t>(GetFlushRecPtr(nullptr));
+}
+
 // This server as the registry records a holder: its WAL position (on a
 // primary what it flushed, which a caught-up standby has received) and the
 // timelines its history left, which tell its promoted standby from a copy.
@@ -258,7 +264,7 @@ void describe_server(snowflake::LeaseHolder *holder) {
     holder->data_directory = DataDir;
     const TimeLineID timeline = GetWALInsertionTimeLine();
     holder->timeline = static_cast<int>(timeline);
-    holder->wal_position = RecoveryInProgress() ? 0 : static_cast<int64_t>(GetFlushRecPtr(nullptr));
+    holder->wal_position = own_wal_position();
     // The history file of a timeline never changes: read once per timeline.
     static TimeLineID read_for = 0;
     static snowflake::TimelineSwitch left[kMaxHistory];
@@ -558,11 +564,9 @@ void release(snowflake::RegistryStore &store) {
     snowflake::Error err;
     // The position the give-back records: a copy made before this stop
     // branched before it, and is no successor.
-    const int64_t wal_position =
-        RecoveryInProgress() ? 0 : static_cast<int64_t>(GetFlushRecPtr(nullptr));
     const snowflake::StoreOutcome outcome =
         store.release(lease().node.load(), lease().fence.load(), instance_id(), bound_unix_ms, &err,
-                      wal_position);
+                      own_wal_position());
     if (outcome != snowflake::StoreOutcome::ok) {
         note_failure(outcome, err);
         if (outcome == snowflake::StoreOutcome::refused) {
