@@ -534,15 +534,19 @@ void add_lease(const snowflake::LeaseRecord &l, Params *p) {
 
 // One statement that merges `records` into the registry's timelines as
 // lease_rules.hpp's merge_timeline() does (the position and the wait only
-// rise, a successor once recorded stays); empty if there are none.
+// rise, a successor once recorded stays); empty if there are none. With
+// `if_unchanged`, only where the WITH query `unchanged` of the statement it
+// goes into says ok.
 std::string timeline_merge(const std::string &table,
-                           const std::vector<snowflake::TimelineRecord> &records, Params *p) {
+                           const std::vector<snowflake::TimelineRecord> &records, Params *p,
+                           bool if_unchanged) {
     if (records.empty() || table.empty()) {
         return {};
     }
     std::string sql = "INSERT INTO " + table +
                       " AS t (system_id, timeline, wal_position, superseded_by, superseded_at, "
-                      "superseded_by_holder, resume_at_ms) VALUES ";
+                      "superseded_by_holder, resume_at_ms) " +
+                      (if_unchanged ? "SELECT v.* FROM (VALUES " : "VALUES ");
     for (size_t i = 0; i < records.size(); ++i) {
         const snowflake::TimelineRecord &r = records[i];
         const int first = p->add_unsigned(r.system_id);
@@ -562,6 +566,9 @@ std::string timeline_merge(const std::string &table,
         sql += std::string(i == 0 ? "" : ", ") + "(" + n(0) + "::pg_catalog.numeric, " + n(1) +
                "::integer, " + n(2) + "::bigint, " + n(3) + "::integer, " + time_of(first + 4) +
                ", " + n(5) + "::pg_catalog.text, " + n(6) + "::bigint)";
+    }
+    if (if_unchanged) {
+        sql += ") v, unchanged WHERE unchanged.ok";
     }
     sql +=
         " ON CONFLICT (system_id, timeline) DO UPDATE SET wal_position = "
@@ -773,6 +780,18 @@ snowflake::StoreOutcome PgRegistryStore::write_if_unchanged(
                time_of(dc + 4) + ", $" + std::to_string(dc + 5) +
                "::pg_catalog.text FROM unchanged WHERE unchanged.ok)";
     }
+    // The timelines' records, only with the leases they were decided with:
+    // a successor's mark that replaces its old primary's timeline for good
+    // must not stay when its grant did not. (Committed whatever the check
+    // said, the mark stayed after the old primary's renewal changed its
+    // lease, and the retry, reading the higher position that renewal
+    // recorded, judged the standby a copy: both were then refused, the old
+    // primary as replaced by a server that held nothing.) A retry decides
+    // and writes them again.
+    const std::string merge = timeline_merge(timeline_table_, writes.timelines, &params, true);
+    if (!merge.empty()) {
+        sql += ", timelines AS (" + merge + ")";
+    }
     std::string upsert = " INSERT INTO " + lease_table_ + " (";
     std::string update;
     for (int i = 0; i < kLeaseColumnCount; ++i) {
@@ -846,15 +865,6 @@ snowflake::StoreOutcome PgRegistryStore::write_if_unchanged(
     }
     const size_t write_at = statements.size();
     statements.push_back({sql.c_str(), params.count(), values});
-    // The timelines' records, merged in the same transaction: true whether
-    // or not the leases were still as read (a position recorded, a
-    // successor that held the registry's attention, a wait begun).
-    Params timeline_params;
-    const std::string merge = timeline_merge(timeline_table_, writes.timelines, &timeline_params);
-    const char *const *timeline_values = timeline_params.values();
-    if (!merge.empty()) {
-        statements.push_back({merge.c_str(), timeline_params.count(), timeline_values});
-    }
     statements.push_back({"COMMIT", 0, nullptr});
     std::vector<PGresult *> results(statements.size(), nullptr);
     const snowflake::StoreOutcome outcome = exchange(
@@ -873,7 +883,7 @@ snowflake::StoreOutcome PgRegistryStore::write_timelines(
     const std::vector<snowflake::TimelineRecord> &records, int64_t until_mono_ns,
     snowflake::Error *err) {
     Params params;
-    const std::string merge = timeline_merge(timeline_table_, records, &params);
+    const std::string merge = timeline_merge(timeline_table_, records, &params, false);
     if (merge.empty()) {
         return snowflake::StoreOutcome::ok;
     }

@@ -32,6 +32,14 @@
 // same, but the id is given back while the loser waits to write, so that
 // what its WATCH round trips read says every id is leased: it must read
 // everything again rather than be refused.
+// --race=renewal_before_successor_writes (both stores): a promoted standby
+// (static id, the old primary's durable state) reads the registry as the
+// old primary's successor and, before it writes, the old primary (live)
+// renews, recording a WAL position past the standby's branch point. The
+// standby's write finds the lease changed; read again, the standby is a
+// copy, refused, and the old primary must renew on: the mark that replaces
+// its timeline for good goes only with the grant it was decided with
+// (PostgreSQL's store committed it alone, and both were refused).
 // Exit status 0 when the outcome is sound, 1 when both hold an id (or a
 // call failed unexpectedly), 2 on a usage or set-up error.
 #include <poll.h>
@@ -43,6 +51,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 
 #include "core/registry.hpp"
@@ -132,6 +141,9 @@ struct Server {
     const char *data_directory;
     uint64_t system_id;
     snowflake::LayoutWidths widths = kWidths;
+    int64_t static_node = -1;  // snowflake_id.worker_id, or -1 for 'auto'
+    // WAL written since timeline 1's recorded position (the old primary's).
+    int64_t written_since = 0;
     RaceEnv env;
     snowflake::RegistryStore *store = nullptr;
     // The durable state its acquire presents.
@@ -153,7 +165,7 @@ struct Server {
         // position the old primary recorded (a standby that had received
         // everything). Without them the standby is a copy, which never ends
         // the old primary's lease, and both would rightly mint.
-        h->wal_position = kOldPrimaryPosition + (timeline - 1) * 256;
+        h->wal_position = kOldPrimaryPosition + (timeline - 1) * 256 + written_since;
         h->history.clear();
         for (int t = 1; t < timeline; ++t) {
             h->history.push_back({t, kOldPrimaryPosition});
@@ -161,7 +173,7 @@ struct Server {
     }
     StoreOutcome acquire() {
         snowflake::LeaseRequest request;
-        snowflake::ask_with_durable_state(-1, stored_node, stored_fence, &request);
+        snowflake::ask_with_durable_state(static_node, stored_node, stored_fence, &request);
         describe(&request.holder);
         request.refuse_when_replaced = true;
         request.widths = widths;
@@ -243,6 +255,13 @@ class PgGate {
                          std::to_string(PgRegistryStore::kNodeLockClass) + ", " +
                          std::to_string(k) + ")"));
         }
+    }
+    // Only the system identifier's: an acquire waits in its write, a
+    // renewal (node locks only) goes through.
+    void close_system() {
+        PQclear(exec("SELECT pg_catalog.pg_advisory_lock(" +
+                     std::to_string(PgRegistryStore::kSystemLockClass) + ", " +
+                     std::to_string(PgRegistryStore::system_lock_key(kSystemId)) + ")"));
     }
     int waiting() {
         PGresult *r = exec(
@@ -398,6 +417,97 @@ int lost_race_for_a_never_leased_id(const snowflake::RedisTarget &redis, bool gi
     return status;
 }
 
+// --race=renewal_before_successor_writes: see the top of the file.
+int renewal_before_successor_writes(bool pg, const char *conninfo,
+                                    const snowflake::RedisTarget &redis) {
+    constexpr int64_t kNode = 5;
+    Server old_primary("the old primary", 101, 1, "/race/old-primary");
+    Server standby("the promoted standby", 202, 2, "/race/promoted-standby");
+    const std::string hook = "store_race:" + std::to_string(standby.instance);
+    for (Server *s : {&old_primary, &standby}) {
+        s->static_node = kNode;
+        if (s == &standby) {
+            setenv("SNOWFLAKE_ID_TEST_REDIS_PAUSE", hook.c_str(), 1);
+        }
+        s->store =
+            pg ? static_cast<snowflake::RegistryStore *>(new PgRegistryStore(conninfo, &s->env))
+               : new RedisRegistryStore(&redis, &s->env);
+        unsetenv("SNOWFLAKE_ID_TEST_REDIS_PAUSE");
+    }
+    old_primary.acquire();
+    expect_ok(old_primary, "acquire");
+    // The standby is a copy of the old primary's data directory: the same
+    // durable state.
+    standby.stored_node = old_primary.stored_node;
+    standby.stored_fence = old_primary.stored_fence;
+    pthread_t thread;
+    bool waited = false;
+    std::unique_ptr<PgGate> pg_gate;
+    std::unique_ptr<RedisGate> redis_gate;
+    if (pg) {
+        pg_gate = std::make_unique<PgGate>(conninfo);
+        pg_gate->close_system();
+        pthread_create(&thread, nullptr, acquire_thread, &standby);
+        waited = until_waiting(1, [&] { return pg_gate->waiting(); });
+    } else {
+        redis_gate = std::make_unique<RedisGate>(redis);
+        redis_gate->close(hook.c_str());
+        pthread_create(&thread, nullptr, acquire_thread, &standby);
+        waited = until_waiting(1, [&] { return redis_gate->paused(hook.c_str()); });
+    }
+    // While the standby waits to write: the old primary wrote WAL the
+    // standby never received, and renews, recording the new position.
+    old_primary.written_since = 4096;
+    if (waited) {
+        old_primary.renew();
+    }
+    if (pg) {
+        pg_gate->open();
+    } else {
+        redis_gate->open(hook.c_str());
+    }
+    pthread_join(thread, nullptr);
+    if (!waited) {
+        die("the race", "the standby's acquire did not reach its write within 60 s");
+    }
+    expect_ok(old_primary, "renewal while the standby waited to write");
+    auto said = [](const Server &s) {
+        return std::string(outcome_text(s.outcome)) +
+               (s.outcome == StoreOutcome::ok ? ", node id " + std::to_string(s.grant.node)
+                                              : std::string(": ") + s.err.message);
+    };
+    printf(
+        "store_race: %s read as a successor of timeline 1 and waited to write; %s renewed "
+        "node id %" PRId64
+        " meanwhile, recording a position past the standby's branch "
+        "point; then %s: %s\n",
+        standby.name, old_primary.name, kNode, standby.name, said(standby).c_str());
+    int status = 0;
+    if (standby.outcome != StoreOutcome::refused ||
+        strstr(standby.err.message, "is a copy of") == nullptr) {
+        printf(
+            "store_race: FAIL: %s was not refused as a copy of %s, whose live lease it was "
+            "to leave alone\n",
+            standby.name, old_primary.name);
+        status = 1;
+    }
+    old_primary.renew();
+    if (old_primary.outcome != StoreOutcome::ok) {
+        printf(
+            "store_race: FAIL: %s's next renewal: %s: %s (the grant that would have "
+            "replaced it was never written: both servers are refused)\n",
+            old_primary.name, outcome_text(old_primary.outcome), old_primary.err.message);
+        status = 1;
+    } else {
+        printf("store_race: %s renews on\n", old_primary.name);
+    }
+    for (Server *s : {&old_primary, &standby}) {
+        delete s->store;
+    }
+    printf("store_race: %s\n", status == 0 ? "sound" : "FAILED");
+    return status;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -421,14 +531,17 @@ int main(int argc, char **argv) {
     const bool pg = store_kind == "pg";
     const bool given_back_late = race == "never_leased_given_back_late";
     const bool never_leased = race == "never_leased" || given_back_late;
+    const bool renewal_between = race == "renewal_before_successor_writes";
     if ((!pg && store_kind != "redis") || target.empty() ||
-        (never_leased
-             ? pg || !first_name.empty()
+        (never_leased ? pg || !first_name.empty()
+         : renewal_between
+             ? !first_name.empty()
              : race != "split_brain" || (first_name != "old_primary" && first_name != "standby"))) {
         die("usage",
             "store_race --store=pg --conninfo=C | --store=redis --url=U, "
             "--first=old_primary|standby; or --store=redis --url=U "
-            "--race=never_leased|never_leased_given_back_late");
+            "--race=never_leased|never_leased_given_back_late; or --store=pg|redis ... "
+            "--race=renewal_before_successor_writes");
     }
     snowflake::RedisTarget redis;
     if (!pg) {
@@ -439,6 +552,9 @@ int main(int argc, char **argv) {
     }
     if (never_leased) {
         return lost_race_for_a_never_leased_id(redis, given_back_late);
+    }
+    if (renewal_between) {
+        return renewal_before_successor_writes(pg, target.c_str(), redis);
     }
     Server old_primary("the old primary", 101, 1, "/race/old-primary");
     Server standby("the promoted standby", 202, 2, "/race/promoted-standby");

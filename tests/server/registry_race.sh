@@ -9,7 +9,8 @@
 # acquire refused as replaced (the standby first); never both holding an
 # id. Review finding F1 of issue 32. Then, on Redis, a race lost for the
 # last id never leased (store_race --race=never_leased and
-# never_leased_given_back_late).
+# never_leased_given_back_late); and, on both, a renewal of the old primary
+# between its successor's read and write (--race=renewal_before_successor_writes).
 source "$(dirname "$0")/../lib/suite.sh"
 make -s -C "$SF_ROOT" build/tests/store_race >/dev/null
 
@@ -63,3 +64,30 @@ for race in never_leased never_leased_given_back_late; do
     SF_REGISTRY_STORE=redis sf_registry_stop "$name"
 done
 
+
+# Both stores: a promoted standby that read the registry as its old
+# primary's successor loses its write to the old primary's renewal, which
+# recorded a WAL position past the standby's branch point. Read again, the
+# standby is a copy and refused; the old primary renews on. The mark that
+# would have replaced the old primary's timeline for good is written only
+# with the grant it came with (review finding M2 of issue 42: PostgreSQL's
+# store committed it alone, and then both servers were refused).
+for store in pg redis; do
+    name=registry_${store}_renewal_between
+    SF_REGISTRY_STORE=$store sf_new_registry "$name"
+    if [ "$store" = pg ]; then
+        target=(--store=pg "--conninfo=$(sf_connstr "$name")")
+    else
+        target=(--store=redis "--url=redis+unix://$SF_REDIS_SOCKET")
+    fi
+    rc=0
+    out=$("$SF_ROOT/build/tests/store_race" "${target[@]}" --race=renewal_before_successor_writes 2>&1) || rc=$?
+    printf '%s\n' "$out" >&2
+    sf_expect_match "$store, a renewal before the successor's write: the race took place" \
+        "read as a successor of timeline 1 and waited to write; the old primary renewed" "$out"
+    sf_expect_match "$store, ... the standby, read again, is refused as a copy" \
+        "then the promoted standby: refused: .*is a copy of" "$out"
+    sf_expect_match "$store, ... and the old primary renews on" "the old primary renews on" "$out"
+    sf_expect_eq "$store, ... (exit status)" 0 "$rc"
+    SF_REGISTRY_STORE=$store sf_registry_stop "$name"
+done
