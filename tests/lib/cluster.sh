@@ -471,8 +471,9 @@ sf_registry_clock() {
 
 # sf_registry_lease NAME NODE FIELD: a field of node id NODE's lease, empty
 # if there is none. FIELD: state (live, expired, released),
-# data_directory (the holder's), timeline (the holder's), fence,
-# reserved_until_ms.
+# data_directory (the holder's), timeline (the holder's), wal_position (the
+# WAL position, in bytes, the holder recorded with it), fence,
+# reserved_until_ms, ttl_left_ms (until it expires, by the registry's clock).
 sf_registry_lease() {
     local name=$1 node=$2 field=$3
     if [ "$SF_REGISTRY_STORE" = redis ]; then
@@ -493,8 +494,14 @@ sf_registry_lease() {
                 echo expired
             fi
             ;;
+        ttl_left_ms)
+            now=$(sf_registry_clock "$name")
+            now=$((${now%.*} * 1000 + 10#${now#*.} / 1000))
+            echo $(($(sf_redis "$name" HGET "$key" expires_at_ms) - now))
+            ;;
         data_directory) sf_redis "$name" HGET "$key" holder_data_directory ;;
         timeline) sf_redis "$name" HGET "$key" holder_timeline ;;
+        wal_position) sf_redis "$name" HGET "$key" holder_wal_position ;;
         fence | reserved_until_ms) sf_redis "$name" HGET "$key" "$field" ;;
         *) sf_die "sf_registry_lease: no field $field" ;;
         esac
@@ -504,7 +511,10 @@ sf_registry_lease() {
     state)
         sf_psql "$name" -c "SELECT state FROM snowflake_id.snowflake_registry_leases
                             WHERE node_id = $node" ;;
-    data_directory | timeline)
+    ttl_left_ms)
+        sf_psql "$name" -c "SELECT (extract(epoch FROM expires_at - clock_timestamp()) * 1000)::bigint
+                            FROM snowflake_id.snowflake_registry_lease WHERE node_id = $node" ;;
+    data_directory | timeline | wal_position)
         sf_psql "$name" -c "SELECT holder_$field FROM snowflake_id.snowflake_registry_lease
                             WHERE node_id = $node" ;;
     fence | reserved_until_ms)
@@ -557,6 +567,41 @@ sf_registry_poll() {
     [ "$SF_REGISTRY_STORE" != redis ] ||
         sf_log "$(sf_redis "$1" HGETALL "$SF_REDIS_PREFIX:lease:$2" | paste -sd' ')"
     sf_die "waited in vain for node id $2's $3 to be [$4], last [$got]"
+}
+
+# sf_promote_successor PRIMARY STANDBY REGISTRY NODE: promotes STANDBY
+# while PRIMARY holds node id NODE's lease live, as its successor. A
+# standby takes a live lease over only if it replayed the WAL position the
+# holder's last renewal recorded (docs/many-servers.md#copies-and-successors);
+# a renewal recording WAL it never received (a running-xacts record written
+# as it is promoted) would make it a copy, which keeps its hands off the
+# lease. So PRIMARY's registry worker is held (SIGSTOP) from just after a
+# renewal until STANDBY, having replayed that position and been promoted,
+# holds a lease (the lease stays live: lease_ttl is more than a second).
+# Tests of copies freeze nothing: registry_copies.
+sf_promote_successor() {
+    local primary=$1 standby=$2 registry=$3 node=$4 worker ttl_left
+    for _ in $(seq 1 500); do
+        ttl_left=$(sf_registry_lease "$registry" "$node" ttl_left_ms)
+        [ "${ttl_left:-0}" -lt "$(($(sf_registry_lease_ttl_ms "$primary") - 1000))" ] || break
+        sleep 0.02 # the pace of the poll; the condition is the registry's answer
+    done
+    worker=$(pgrep -P "$(sf_as_server head -1 "$(sf_datadir "$primary")/postmaster.pid")" \
+        -f 'snowflake_id registry')
+    [ -n "$worker" ] || sf_die "$primary runs no registry worker"
+    kill -STOP "$worker"
+    SF_FROZEN_PIDS="${SF_FROZEN_PIDS:-} $worker"
+    sf_poll "$standby" "SELECT pg_last_wal_replay_lsn() - '0/0' >= $(sf_registry_lease "$registry" "$node" wal_position)" t
+    [ "$(sf_registry_lease "$registry" "$node" state)" = live ] ||
+        sf_die "$primary's lease on node id $node expired before $standby's promotion: raise lease_ttl"
+    sf_promote "$standby"
+    sf_poll "$standby" "SELECT lease_state FROM snowflake_status()" held
+    kill -CONT "$worker"
+}
+
+# sf_registry_lease_ttl_ms NAME: server NAME's snowflake_id.lease_ttl in ms.
+sf_registry_lease_ttl_ms() {
+    sf_psql "$1" -c "SELECT (extract(epoch FROM current_setting('snowflake_id.lease_ttl')::interval) * 1000)::bigint"
 }
 
 # sf_new_redis NAME [ARG...]: a redis-server NAME on a unix socket in its own

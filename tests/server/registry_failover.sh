@@ -110,8 +110,7 @@ sf_psql split -c "SELECT snowflake_nextval()" >/dev/null
 sf_new_standby split splitstandby "cluster_name = 'splitstandby'"
 sf_start splitstandby || sf_die "splitstandby did not start"
 sf_poll split "SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'" 1
-sf_promote splitstandby
-sf_poll splitstandby "SELECT lease_state FROM snowflake_status()" held
+sf_promote_successor split splitstandby registry 33
 sf_expect_match "the promoted standby took the live lease over" \
     "^live $(sf_datadir splitstandby)$" "$(lease_of 33)"
 # The old primary's next renewal finds its own standby, promoted, holding
@@ -271,8 +270,7 @@ sf_stream_ids leadprimary "$SF_WORK/leadprimary.ids" 20000
 sf_new_standby leadprimary lead1 "cluster_name = 'lead1'"
 sf_start lead1 || sf_die "lead1 did not start"
 sf_poll leadprimary "SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'" 1
-sf_promote lead1
-sf_poll lead1 "SELECT lease_state FROM snowflake_status()" held
+sf_promote_successor leadprimary lead1 leadregistry 44
 sf_expect_match "lead1 took leadprimary's live lease over" "^live $(sf_datadir lead1)$" "$(lease_of 44 leadregistry)"
 sf_expect_match "... and resumes above the bound the registry recorded for leadprimary" \
     'snowflake_id: the generator resumes at .*, above every ID the previous holder of node id 44 can have issued' \

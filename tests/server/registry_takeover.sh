@@ -43,9 +43,7 @@ promote_over_live_lease() {
     sf_poll "$primary" "SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'" 1
     sf_stream_ids "$primary" "$SF_WORK/$primary.more" 20000
     cat "$SF_WORK/$primary.more" >>"$SF_WORK/$primary.ids"
-    sf_poll "$primary" "SELECT count(*) FROM pg_stat_replication WHERE replay_lsn = pg_current_wal_lsn()" 1
-    sf_promote "$standby"
-    sf_poll "$standby" "SELECT lease_state FROM snowflake_status()" held
+    sf_promote_successor "$primary" "$standby" registry "$worker"
     sf_expect_eq "$standby took the live lease of node id $worker over" \
         "live $(sf_datadir "$standby")" \
         "$(sf_registry_lease registry "$worker" state) $(sf_registry_lease registry "$worker" data_directory)"
