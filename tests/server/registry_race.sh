@@ -14,18 +14,26 @@
 source "$(dirname "$0")/../lib/suite.sh"
 make -s -C "$SF_ROOT" build/tests/store_race >/dev/null
 
+# race STORE NAME ARG...: store_race against a new registry NAME on STORE,
+# with ARGs; its output in $out (and on stderr), its exit status in $rc.
+race() {
+    local store=$1 name=$2 target
+    shift 2
+    SF_REGISTRY_STORE=$store sf_new_registry "$name"
+    if [ "$store" = pg ]; then
+        target=(--store=pg "--conninfo=$(sf_connstr "$name")")
+    else
+        target=(--store=redis "--url=redis+unix://$SF_REDIS_SOCKET")
+    fi
+    rc=0
+    out=$("$SF_ROOT/build/tests/store_race" "${target[@]}" "$@" 2>&1) || rc=$?
+    printf '%s\n' "$out" >&2
+}
+
 for store in pg redis; do
     for first in old_primary standby; do
         name=registry_${store}_$first
-        SF_REGISTRY_STORE=$store sf_new_registry "$name"
-        if [ "$store" = pg ]; then
-            target=(--store=pg "--conninfo=$(sf_connstr "$name")")
-        else
-            target=(--store=redis "--url=redis+unix://$SF_REDIS_SOCKET")
-        fi
-        rc=0
-        out=$("$SF_ROOT/build/tests/store_race" "${target[@]}" "--first=$first" 2>&1) || rc=$?
-        printf '%s\n' "$out" >&2
+        race "$store" "$name" "--first=$first"
         sf_expect_match "$store, $first first: both acquires read the registry before either wrote" \
             'both acquires read before either wrote' "$out"
         sf_expect_eq "$store, $first first: the race's outcome is sound (exit status)" 0 "$rc"
@@ -47,23 +55,18 @@ done
 # And if that id was given back only while it waited to write, what its
 # WATCH round trips read says every id is leased: it reads everything again
 # and takes that id, rather than being refused.
-for race in never_leased never_leased_given_back_late; do
-    name=registry_redis_$race
-    SF_REGISTRY_STORE=redis sf_new_registry "$name"
-    rc=0
-    out=$("$SF_ROOT/build/tests/store_race" --store=redis "--url=redis+unix://$SF_REDIS_SOCKET" \
-        "--race=$race" 2>&1) || rc=$?
-    printf '%s\n' "$out" >&2
-    sf_expect_match "redis, $race: the race took place" "EXEC wrote nothing 1 time" "$out"
-    if [ "$race" = never_leased ]; then
+for kind in never_leased never_leased_given_back_late; do
+    name=registry_redis_$kind
+    race redis "$name" "--race=$kind"
+    sf_expect_match "redis, $kind: the race took place" "EXEC wrote nothing 1 time" "$out"
+    if [ "$kind" = never_leased ]; then
         what="the id given back, without reading every lease again"
     else
         what="the id given back late, not a refusal"
     fi
-    sf_expect_eq "redis, $race: $what (exit status)" 0 "$rc"
+    sf_expect_eq "redis, $kind: $what (exit status)" 0 "$rc"
     SF_REGISTRY_STORE=redis sf_registry_stop "$name"
 done
-
 
 # Both stores: a promoted standby that read the registry as its old
 # primary's successor loses its write to the old primary's renewal, which
@@ -74,15 +77,7 @@ done
 # store committed it alone, and then both servers were refused).
 for store in pg redis; do
     name=registry_${store}_renewal_between
-    SF_REGISTRY_STORE=$store sf_new_registry "$name"
-    if [ "$store" = pg ]; then
-        target=(--store=pg "--conninfo=$(sf_connstr "$name")")
-    else
-        target=(--store=redis "--url=redis+unix://$SF_REDIS_SOCKET")
-    fi
-    rc=0
-    out=$("$SF_ROOT/build/tests/store_race" "${target[@]}" --race=renewal_before_successor_writes 2>&1) || rc=$?
-    printf '%s\n' "$out" >&2
+    race "$store" "$name" --race=renewal_before_successor_writes
     sf_expect_match "$store, a renewal before the successor's write: the race took place" \
         "read as a successor of timeline 1 and waited to write; the old primary renewed" "$out"
     sf_expect_match "$store, ... the standby, read again, is refused as a copy" \
