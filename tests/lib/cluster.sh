@@ -580,10 +580,11 @@ sf_registry_poll() {
 # holds a lease (the lease stays live: lease_ttl is more than a second).
 # Tests of copies freeze nothing: registry_copies.
 sf_promote_successor() {
-    local primary=$1 standby=$2 registry=$3 node=$4 worker ttl_left
+    local primary=$1 standby=$2 registry=$3 node=$4 worker ttl_left fresh_ms
+    fresh_ms=$(($(sf_registry_lease_ttl_ms "$primary") - 1000))
     for _ in $(seq 1 500); do
         ttl_left=$(sf_registry_lease "$registry" "$node" ttl_left_ms)
-        [ "${ttl_left:-0}" -lt "$(($(sf_registry_lease_ttl_ms "$primary") - 1000))" ] || break
+        [ "${ttl_left:-0}" -lt "$fresh_ms" ] || break
         sleep 0.02 # the pace of the poll; the condition is the registry's answer
     done
     worker=$(pgrep -P "$(sf_as_server head -1 "$(sf_datadir "$primary")/postmaster.pid")" \
