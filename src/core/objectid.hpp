@@ -1,5 +1,5 @@
 // MongoDB ObjectIds, as MongoDB defines them: 12 bytes, written as 24 hex
-// digits,
+// digits. The bytes:
 //   bytes 0-3   seconds since 1970-01-01 UTC, big-endian
 //   bytes 4-8   a random value chosen once per process
 //   bytes 9-11  a counter, big-endian, starting at a random value per process

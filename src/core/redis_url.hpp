@@ -1,5 +1,5 @@
 // The address of a Redis registry of node ids (snowflake_id.registry), read
-// from a URL:
+// from a URL. Its forms:
 //
 //   redis://[[user]:password@]host[:port][/db][?prefix=P]
 //   redis+unix://[[user]:password@]/path/to/redis.sock[?db=N&prefix=P]
