@@ -162,7 +162,7 @@ $(BUILD)/unit-objs/%.o: %.cpp $(wildcard src/core/*.hpp)
 $(GTEST_BIN): $(UNIT_OBJS)
 	g++ $(UNIT_OBJS) -lgtest -lgtest_main -pthread -o $@
 
-.PHONY: deps deps-frameworks deps-patroni unit test test-stress test-citus test-patroni test-lifecycle test-all-versions test-pg-upgrade demo demo-stop bench bench-durable bench-toolkit bench-registry bench-type bench-time bench-wait bench-fleet format \
+.PHONY: deps deps-demo deps-frameworks deps-patroni unit test test-stress test-citus test-patroni test-lifecycle test-all-versions test-pg-upgrade demo demo-stop bench bench-durable bench-toolkit bench-registry bench-type bench-time bench-wait bench-fleet format \
 	check-format dist packages rpm image
 
 deps:
@@ -208,7 +208,11 @@ test-all-versions: deps
 test-pg-upgrade: deps
 	@tests/server/pg_upgrade_chain.sh
 
-demo: deps
+# Only what the demo needs (tools/ensure-deps demo), not the tests' packages.
+deps-demo:
+	@tools/ensure-deps demo
+
+demo: deps-demo
 	@tools/demo start
 
 demo-stop:

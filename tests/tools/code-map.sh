@@ -33,11 +33,12 @@ check || fail "the tree's own map: $(cat "$work/out")"
 ok "the tree's own map passes"
 
 printf '// A unit nobody mapped.\n#pragma once\n' >"$work/tree/src/core/unmapped_unit.hpp"
-expect_failure "a unit added without a row" '+| `unmapped_unit.hpp` | A unit nobody mapped. |'
+tick='`'
+expect_failure "a unit added without a row" "+| ${tick}unmapped_unit.hpp${tick} | A unit nobody mapped. |"
 
 fresh_copy
 rm "$work/tree/src/pg/pg_module.cpp"
-expect_failure "a row whose unit is gone" '-| `pg_module.cpp` |'
+expect_failure "a row whose unit is gone" "-| ${tick}pg_module.cpp${tick} |"
 
 fresh_copy
 sed -i '1s|.*|// The ID generator, described anew.|' "$work/tree/src/core/generator.hpp"
