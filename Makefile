@@ -40,6 +40,8 @@
 #   make bench-wait one session against the layout's ceiling with max_clock_drift = 0,
 #                   at 6 to 12 sequence bits: the generator's wait for the next
 #                   millisecond (bench/ms-wait)
+#   make update-scripts  the update script of every unreleased version, from its
+#                   src/sql/updates/*.delta.sql and the sources (tools/sql-repair)
 #   make format     clang-format every C++ file in place
 #   make check-format  the C++ formatted (clang-format), the shell scripts
 #                   clean (shellcheck, tools/check-shell)
@@ -162,7 +164,7 @@ $(BUILD)/unit-objs/%.o: %.cpp $(wildcard src/core/*.hpp)
 $(GTEST_BIN): $(UNIT_OBJS)
 	g++ $(UNIT_OBJS) -lgtest -lgtest_main -pthread -o $@
 
-.PHONY: deps deps-demo deps-frameworks deps-patroni unit test test-stress test-citus test-patroni test-lifecycle test-all-versions test-pg-upgrade demo demo-stop bench bench-durable bench-toolkit bench-registry bench-type bench-time bench-wait bench-fleet format \
+.PHONY: update-scripts deps deps-demo deps-frameworks deps-patroni unit test test-stress test-citus test-patroni test-lifecycle test-all-versions test-pg-upgrade demo demo-stop bench bench-durable bench-toolkit bench-registry bench-type bench-time bench-wait bench-fleet format \
 	check-format dist packages rpm image
 
 deps:
@@ -209,6 +211,11 @@ test-pg-upgrade: deps
 	@tests/server/pg_upgrade_chain.sh
 
 # Only what the demo needs (tools/ensure-deps demo), not the tests' packages.
+# The update scripts of the versions not yet released, from their
+# src/sql/updates/*.delta.sql and the sources (CONTRIBUTING.md, "Changing the SQL").
+update-scripts:
+	@tools/sql-repair --write
+
 deps-demo:
 	@tools/ensure-deps demo
 

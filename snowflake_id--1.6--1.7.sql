@@ -21,10 +21,15 @@
 -- snowflake_registry_timeline), nothing else. docs/upgrading.md, "1.5.0-1 and the
 -- update to 1.7".
 --
--- Generated once by tools/sql-repair from this prologue and the sources
--- under src/sql/ as they were for 1.7, then committed: it freezes when 1.7
--- is released (RELEASES).
+-- What the sources cannot say, by hand: tools/sql-repair makes the update
+-- script snowflake_id--1.6--1.7.sql from this file, the repair's helpers
+-- (src/sql/updates/repair.sql) and the sources under src/sql/; it is
+-- committed, checked against the generator's output by the house suite
+-- while 1.7 is unreleased, and frozen once 1.7 is released (RELEASES).
 \echo Use "ALTER EXTENSION snowflake_id UPDATE TO '1.7'" to load this file. \quit
+
+-- The helpers of every update script tools/sql-repair makes, after the
+-- version's own header; the script drops them at its end.
 
 -- For this script only (dropped at its end): the extension's members as
 -- they were before it ran. An object not among them was created by it.
@@ -39,33 +44,6 @@ JOIN pg_catalog.pg_extension e ON e.oid OPERATOR(pg_catalog.=) d.refobjid
 WHERE d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_extension'::pg_catalog.regclass
   AND d.deptype OPERATOR(pg_catalog.=) 'e'
   AND e.extname OPERATOR(pg_catalog.=) 'snowflake_id';
-
--- The registry's rule helpers before commit 961799f: 1.5 folded them into
--- the leasing functions, whose 1.5.0-1 versions called them; the
--- definitions below no longer do. Dropped only if they are the
--- extension's: a function of the same name and arguments made outside it
--- is not ours to drop.
-DO $repair$
-DECLARE
-    helper pg_catalog.regprocedure;
-BEGIN
-    FOR helper IN
-        SELECT p.oid
-        FROM pg_catalog.pg_proc p
-        JOIN snowflake_id.snowflake_repair_existed x
-          ON x.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass
-         AND x.objid OPERATOR(pg_catalog.=) p.oid
-        WHERE p.oid OPERATOR(pg_catalog.=) ANY (ARRAY[
-            pg_catalog.to_regprocedure('@extschema@.snowflake_registry_is_live('
-                                       'snowflake_id.snowflake_registry_lease, timestamptz)'),
-            pg_catalog.to_regprocedure('@extschema@.snowflake_registry_may_take('
-                                       'snowflake_id.snowflake_registry_lease, numeric, bigint, '
-                                       'text, integer, text, integer, bigint)')])
-    LOOP
-        EXECUTE pg_catalog.format('DROP FUNCTION %s', helper);
-    END LOOP;
-END
-$repair$;
 
 -- For this script only, as the rest below: (classid, objid) of an object
 -- named as pg_get_object_address names it, a NULL name standing for the
@@ -174,7 +152,7 @@ END
 $$;
 
 -- An object it would create that exists already must be the extension's
--- (the check after this prologue refused any other), and is then left as
+-- (the check after these helpers refused any other), and is then left as
 -- it is.
 CREATE FUNCTION snowflake_id.snowflake_repair_ours(object_type text, object_names text[],
                                               object_args text[])
@@ -194,6 +172,33 @@ BEGIN
     END IF;
 END
 $$;
+
+-- The registry's rule helpers before commit 961799f: 1.5 folded them into
+-- the leasing functions, whose 1.5.0-1 versions called them; the
+-- definitions below no longer do. Dropped only if they are the
+-- extension's: a function of the same name and arguments made outside it
+-- is not ours to drop.
+DO $repair$
+DECLARE
+    helper pg_catalog.regprocedure;
+BEGIN
+    FOR helper IN
+        SELECT p.oid
+        FROM pg_catalog.pg_proc p
+        JOIN snowflake_id.snowflake_repair_existed x
+          ON x.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass
+         AND x.objid OPERATOR(pg_catalog.=) p.oid
+        WHERE p.oid OPERATOR(pg_catalog.=) ANY (ARRAY[
+            pg_catalog.to_regprocedure('@extschema@.snowflake_registry_is_live('
+                                       'snowflake_id.snowflake_registry_lease, timestamptz)'),
+            pg_catalog.to_regprocedure('@extschema@.snowflake_registry_may_take('
+                                       'snowflake_id.snowflake_registry_lease, numeric, bigint, '
+                                       'text, integer, text, integer, bigint)')])
+    LOOP
+        EXECUTE pg_catalog.format('DROP FUNCTION %s', helper);
+    END LOOP;
+END
+$repair$;
 
 -- Before anything changes: every object the repair would create that exists
 -- outside the extension (a DBA's stand-in, the shell of its commutator),
