@@ -153,11 +153,11 @@ GTEST_BIN = $(BUILD)/unit_tests
 UNIT_SRCS = $(wildcard tests/unit/*.cpp)
 
 # One object per source, so that `make -j` compiles them side by side (the
-# unit suite builds with one job per core); each depends on every core header,
-# as PGXS's objects do above.
+# unit suite builds with one job per core); each depends on every core header
+# and the tests' own (the store in memory), as PGXS's objects do above.
 UNIT_OBJS = $(patsubst %.cpp,$(BUILD)/unit-objs/%.o,$(CORE_SRCS) $(UNIT_SRCS))
 
-$(BUILD)/unit-objs/%.o: %.cpp $(wildcard src/core/*.hpp)
+$(BUILD)/unit-objs/%.o: %.cpp $(wildcard src/core/*.hpp tests/unit/*.hpp)
 	@mkdir -p $(dir $@)
 	g++ -std=c++20 -Wall -Wextra -Werror -O2 -g -Isrc -c $< -o $@
 
@@ -277,7 +277,7 @@ bench-fleet: deps
 
 format:
 	clang-format -i src/core/*.[ch]pp src/registry/*.[ch]pp src/pg/*.[ch]pp src/pg/registry/*.[ch]pp \
-		bench/fleet/*.[ch]pp tests/registry/*.cpp tests/unit/*.cpp
+		bench/fleet/*.[ch]pp tests/registry/*.cpp tests/unit/*.[ch]pp
 
 # MAJORS given on make's command line chooses the majors (all by default).
 packages: deps
@@ -298,5 +298,5 @@ dist:
 # (tools/check-shell finds them by their shebang).
 check-format:
 	clang-format --dry-run -Werror src/core/*.[ch]pp src/registry/*.[ch]pp src/pg/*.[ch]pp \
-		src/pg/registry/*.[ch]pp bench/fleet/*.[ch]pp tests/registry/*.cpp tests/unit/*.cpp
+		src/pg/registry/*.[ch]pp bench/fleet/*.[ch]pp tests/registry/*.cpp tests/unit/*.[ch]pp
 	tools/check-shell

@@ -3,9 +3,10 @@
 // in, fences, timelines and the cluster's layout. They are pure functions:
 // given what the store holds for the node ids a call involves (a
 // RegistryView) and the server's request, each decides the records to
-// write, or the refusal and its message. A store (src/registry/) only reads
-// the view, calls the rule and writes the records back atomically, and
-// only if every record it writes is still as it read it (deciding again
+// write, or the refusal and its message. The registry call
+// (registry_call.hpp) has the store (src/registry/) read the view, calls
+// the rule and has the store write the records back atomically, and only
+// if every record it writes is still as it read it (deciding again
 // otherwise): a record's grant, fence and floor depend only on that record
 // and its high-water mark.
 // Every message a registry gives is therefore built here, once.

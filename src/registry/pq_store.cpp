@@ -4,7 +4,8 @@
 // snapshot, without a lock; lets the core's rule decide
 // (src/core/lease_rules.hpp); and writes what it decided in one statement
 // that writes only if every record it writes is still exactly as read (its
-// row's text). The write waits only for writes of the same records (an
+// row's text). The loop around them is the core's
+// (src/core/registry_call.hpp). The write waits only for writes of the same records (an
 // advisory lock per node id) and for servers before 1.6, which lock the
 // whole table (write_if_unchanged() says how); no lock is held across a
 // round trip, so calls are not served one per round trip, and renewals of
@@ -151,7 +152,7 @@ snowflake::StoreOutcome PgRegistryStore::connect(snowflake::Error *err) {
     // A server that is its own registry (a Citus coordinator): the session
     // serving us is one of this server's backends. Held between calls, it
     // would keep a smart shutdown waiting for it forever, as for any client
-    // session; so it is closed after every call (call()).
+    // session; so it is closed after every call (end_call()).
     own_server_ = env_->is_own_backend(PQbackendPID(conn_));
     return snowflake::StoreOutcome::ok;
 }
@@ -592,7 +593,7 @@ std::string PgRegistryStore::lock_timeout_setting(int64_t until_mono_ns) {
     return "SET LOCAL lock_timeout = " + std::to_string(left_ms);
 }
 
-snowflake::StoreOutcome PgRegistryStore::read_view(
+snowflake::StoreOutcome PgRegistryStore::read_snapshot(
     int64_t node, int64_t until_mono_ns, snowflake::RegistryView *view,
     std::vector<std::pair<int64_t, std::string>> *row_texts, snowflake::Error *err) {
     const std::string clock_and_layout =
@@ -897,133 +898,75 @@ snowflake::StoreOutcome PgRegistryStore::write_timelines(
     return outcome;
 }
 
-namespace {
-
-// A call whose records another call changed between its read and its
-// write this often in a row gives up (as unreachable, so that the worker
-// asks again a second later): only a registry under a storm of changes to
-// the same records gets there.
-constexpr int kMaxAttempts = 32;
-
-}  // namespace
-
-template <typename Decide>
-snowflake::StoreOutcome PgRegistryStore::call(int64_t node, uint64_t system_id, Decide decide,
-                                              snowflake::Error *err) {
+snowflake::StoreOutcome PgRegistryStore::begin_call(const snowflake::CallScope &scope,
+                                                    snowflake::Error *err) {
+    if (scope.timelines_of) {
+        timelines_of_ = *scope.timelines_of;
+    }
     snowflake::StoreOutcome outcome = connect(err);
-    const int64_t until = env_->call_until_ns();
+    until_ns_ = env_->call_until_ns();
     if (outcome == snowflake::StoreOutcome::ok && draining_) {
-        outcome = drain(until, err);
-    }
-    int attempt = 0;
-    while (outcome == snowflake::StoreOutcome::ok) {
-        snowflake::RegistryView view;
-        std::vector<std::pair<int64_t, std::string>> row_texts;
-        // The registry's update to 1.6 moves the tables while this server
-        // may hold their names: no table has the name it read under once
-        // the update commits. That is no answer from the registry (a
-        // refusal would cost the lease): the tables are looked up again
-        // and the read made once more, in the same call (whose waits still
-        // end by the lease's deadline). Nothing was written.
-        for (int lookup = 0; lookup < 2; ++lookup) {
-            if (outcome == snowflake::StoreOutcome::ok && lease_table_.empty()) {
-                outcome = find_tables(until, err);
-            }
-            if (outcome == snowflake::StoreOutcome::ok) {
-                view = snowflake::RegistryView();
-                outcome = read_view(node, until, &view, &row_texts, err);
-            }
-            if (outcome != snowflake::StoreOutcome::refused || !table_missing_ || lookup > 0) {
-                break;
-            }
-            outcome = connect(err);  // the failed read dropped the connection
-        }
-        if (outcome != snowflake::StoreOutcome::ok) {
-            break;
-        }
-        snowflake::RegistryWrites writes;
-        const bool refused = decide(view, &writes, err, attempt) == snowflake::RuleOutcome::refused;
-        bool written = true;
-        if (!writes.leases.empty()) {
-            outcome = write_if_unchanged(writes, view, system_id, row_texts, until, &written, err);
-        } else if (!writes.timelines.empty()) {
-            // A refusal that records (a lapsed lease's wait begun).
-            snowflake::Error refusal = *err;
-            outcome = write_timelines(writes.timelines, until, err);
-            if (outcome == snowflake::StoreOutcome::ok) {
-                *err = refusal;
-            }
-        }
-        if (outcome == snowflake::StoreOutcome::ok && written) {
-            outcome = refused ? snowflake::StoreOutcome::refused : snowflake::StoreOutcome::ok;
-            break;
-        }
-        if (outcome == snowflake::StoreOutcome::ok && ++attempt >= kMaxAttempts) {
-            snowflake::fail(err, snowflake::ErrorCode::registry,
-                            "the registry's records changed between the read and the write %d "
-                            "times in a row",
-                            kMaxAttempts);
-            outcome = snowflake::StoreOutcome::unreachable;
-        }
-    }
-    if (own_server_) {
-        disconnect();  // connect() says why
+        outcome = drain(until_ns_, err);
     }
     return outcome;
 }
 
-snowflake::StoreOutcome PgRegistryStore::acquire(const snowflake::LeaseRequest &request,
-                                                 snowflake::LeaseGrant *grant,
-                                                 snowflake::Error *err) {
-    timelines_of_ = request.holder.system_id;
-    return call(
-        -1, request.holder.system_id,
-        [&](const snowflake::RegistryView &view, snowflake::RegistryWrites *writes,
-            snowflake::Error *e, int attempt) {
-            snowflake::LeaseRequest spread = request;
-            spread.spread = snowflake::retry_spread(request.holder.instance, attempt);
-            int64_t expires_unix_ms = 0;
-            return snowflake::decide_acquire(spread, view, writes, grant, &expires_unix_ms, e);
-        },
-        err);
+snowflake::StoreOutcome PgRegistryStore::read_view(const snowflake::CallScope &scope,
+                                                   snowflake::RegistryView *view,
+                                                   snowflake::Error *err) {
+    snowflake::StoreOutcome outcome = snowflake::StoreOutcome::ok;
+    // The registry's update to 1.6 moves the tables while this server may
+    // hold their names: no table has the name it read under once the
+    // update commits. That is no answer from the registry (a refusal would
+    // cost the lease): the tables are looked up again and the read made
+    // once more, in the same call (whose waits still end by the lease's
+    // deadline). Nothing was written.
+    for (int lookup = 0; lookup < 2; ++lookup) {
+        if (outcome == snowflake::StoreOutcome::ok && lease_table_.empty()) {
+            outcome = find_tables(until_ns_, err);
+        }
+        if (outcome == snowflake::StoreOutcome::ok) {
+            *view = snowflake::RegistryView();
+            outcome = read_snapshot(scope.node, until_ns_, view, &row_texts_, err);
+        }
+        if (outcome != snowflake::StoreOutcome::refused || !table_missing_ || lookup > 0) {
+            break;
+        }
+        outcome = connect(err);  // the failed read dropped the connection
+    }
+    return outcome;
 }
 
-snowflake::StoreOutcome PgRegistryStore::renew(const snowflake::RenewRequest &request,
-                                               int64_t *expires_unix_ms, snowflake::Error *err) {
-    timelines_of_ = request.holder.system_id;
-    return call(
-        request.node, 0,
-        [&](const snowflake::RegistryView &view, snowflake::RegistryWrites *writes,
-            snowflake::Error *e,
-            int) { return snowflake::decide_renew(request, view, writes, expires_unix_ms, e); },
-        err);
+snowflake::StoreOutcome PgRegistryStore::guarded_write(const snowflake::CallScope &scope,
+                                                       snowflake::RegistryView *view,
+                                                       const snowflake::RegistryWrites &writes,
+                                                       snowflake::WriteResult *result,
+                                                       snowflake::Error *err) {
+    *result = snowflake::WriteResult::written;
+    if (!writes.leases.empty()) {
+        bool written = false;
+        const snowflake::StoreOutcome outcome = write_if_unchanged(
+            writes, *view, scope.system_id, row_texts_, until_ns_, &written, err);
+        if (!written) {
+            *result = snowflake::WriteResult::changed;
+        }
+        return outcome;
+    }
+    // A refusal that records (a lapsed lease's wait begun): what it merges
+    // only rises, whatever was written since the read.
+    return write_timelines(writes.timelines, until_ns_, err);
 }
 
-snowflake::StoreOutcome PgRegistryStore::release(int64_t node, int64_t fence, int64_t instance,
-                                                 int64_t bound_unix_ms, snowflake::Error *err,
-                                                 int64_t wal_position) {
-    const snowflake::ReleaseRequest request = {node, fence, instance, bound_unix_ms, wal_position};
-    return call(
-        node, 0,
-        [&](const snowflake::RegistryView &view, snowflake::RegistryWrites *writes,
-            snowflake::Error *, int) {
-            bool released = false;  // no longer this run's: nothing to give back
-            snowflake::decide_release(request, view, writes, &released);
-            return snowflake::RuleOutcome::ok;
-        },
-        err);
+snowflake::StoreOutcome PgRegistryStore::gave_up(int attempts, snowflake::Error *err) {
+    snowflake::fail(err, snowflake::ErrorCode::registry,
+                    "the registry's records changed between the read and the write %d "
+                    "times in a row",
+                    attempts);
+    return snowflake::StoreOutcome::unreachable;
 }
 
-snowflake::StoreOutcome PgRegistryStore::switch_node(const snowflake::SwitchRequest &request,
-                                                     snowflake::LeaseGrant *grant,
-                                                     int64_t *expires_unix_ms,
-                                                     snowflake::Error *err) {
-    timelines_of_ = request.lease.holder.system_id;
-    return call(
-        -1, request.lease.holder.system_id,
-        [&](const snowflake::RegistryView &view, snowflake::RegistryWrites *writes,
-            snowflake::Error *e, int) {
-            return snowflake::decide_switch(request, view, writes, grant, expires_unix_ms, e);
-        },
-        err);
+void PgRegistryStore::end_call() {
+    if (own_server_) {
+        disconnect();  // connect() says why
+    }
 }

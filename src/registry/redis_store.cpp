@@ -1,6 +1,7 @@
 // The Redis store of node id leases (snowflake_id.registry = 'redis://...').
-// The rules are the core's (src/core/lease_rules.hpp); this file only makes
-// each call one atomic step in Redis. A renewal or release WATCHes its one
+// The rules and the call's loop are the core's (src/core/lease_rules.hpp,
+// registry_call.hpp); this file only makes each call one atomic step in
+// Redis. A renewal or release WATCHes its one
 // lease, reads it and Redis's clock (TIME), decides, and writes in
 // MULTI ... EXEC. An acquire or switch reads everything without a WATCH,
 // decides, then WATCHes only the keys its writes depend on (the meta, the
@@ -96,14 +97,6 @@ extern "C" {
 namespace {
 
 constexpr int64_t kKeepMs = int64_t{30} * 24 * 3600 * 1000;
-
-// A step that finds its keys changed this often in a row gives up (as
-// unreachable, so that the worker asks again later): only a registry under
-// a storm of writes gets there.
-constexpr int kMaxAttempts = 32;
-// How many times an acquire or switch decides again on what its WATCH
-// round trips read before it reads every lease again (step()).
-constexpr int kDecisionsPerRead = 4;
 
 // A test's handle on the moment between a step's reads and its EXEC, so
 // that tests/server/registry_redis_mixed.sh can run a 1.4 script exactly
@@ -684,13 +677,13 @@ snowflake::StoreOutcome RedisRegistryStore::read_hash(const redisReply *r, const
     return snowflake::StoreOutcome::ok;
 }
 
-snowflake::StoreOutcome RedisRegistryStore::read_view(int64_t node,
-                                                      const std::vector<int64_t> &extra_nodes,
-                                                      Step *step, snowflake::Error *err) {
-    step->view = snowflake::RegistryView{};
-    step->view.can_lose_data = true;
-    step->view.keeps_high_water = true;
-    step->view.guard_key = key("meta");
+snowflake::StoreOutcome RedisRegistryStore::read_records(int64_t node,
+                                                         const std::vector<int64_t> &extra_nodes,
+                                                         Step *step, snowflake::Error *err) {
+    *step->view = snowflake::RegistryView{};
+    step->view->can_lose_data = true;
+    step->view->keeps_high_water = true;
+    step->view->guard_key = key("meta");
     step->stale_members.clear();
     step->texts.clear();
     const char *what = "Redis failed to read the registry";
@@ -745,7 +738,7 @@ snowflake::StoreOutcome RedisRegistryStore::read_view(int64_t node,
             if (!read_guard(meta, &guard, &fault, env_)) {
                 return not_a_registry(key("meta"), fault, err);
             }
-            step->view.guard = guard;
+            step->view->guard = guard;
         }
         const HashReply layout(r[2]);
         if (!layout.empty()) {
@@ -753,9 +746,9 @@ snowflake::StoreOutcome RedisRegistryStore::read_view(int64_t node,
             if (!read_layout(layout, &c, &fault, env_)) {
                 return not_a_registry(key("layout"), fault, err);
             }
-            step->view.layout = c;
+            step->view->layout = c;
         }
-        if (!read_never_leased_from(r[3], &step->view.never_leased_from)) {
+        if (!read_never_leased_from(r[3], &step->view->never_leased_from)) {
             return not_a_registry(key("next_id"), "not a number", err);
         }
         if (r[4]->type != REDIS_REPLY_ARRAY) {
@@ -770,12 +763,12 @@ snowflake::StoreOutcome RedisRegistryStore::read_view(int64_t node,
             add_node(n);
         }
         for (int i = 5; i <= 6; ++i) {
-            if (!read_marks(r[i], i == 5, &step->view.high)) {
+            if (!read_marks(r[i], i == 5, &step->view->high)) {
                 return not_a_registry(key(i == 5 ? "fences" : "floors"),
                                       "not a sorted set of node ids scored by whole numbers", err);
             }
         }
-        for (const snowflake::HighWater &mark : step->view.high) {
+        for (const snowflake::HighWater &mark : step->view->high) {
             add_node(mark.node);
         }
         for (int64_t n : extra_nodes) {
@@ -823,16 +816,16 @@ snowflake::StoreOutcome RedisRegistryStore::read_view(int64_t node,
         if (!read_lease(HashReply(h), nodes[i], &l, &fault, env_)) {
             return not_a_registry(k, fault, err);
         }
-        step->view.leases.push_back(std::move(l));
+        step->view->leases.push_back(std::move(l));
     }
     const redisReply *timelines = r[r.size() - 2];
     outcome = read_hash(timelines, timelines_key(timelines_of_), err);
     if (outcome != snowflake::StoreOutcome::ok) {
         return outcome;
     }
-    step->view.keeps_timelines = true;
-    read_timelines(HashReply(timelines), timelines_of_, &step->view.timelines);
-    if (!read_time(r[r.size() - 1], &step->view.now_ms)) {
+    step->view->keeps_timelines = true;
+    read_timelines(HashReply(timelines), timelines_of_, &step->view->timelines);
+    if (!read_time(r[r.size() - 1], &step->view->now_ms)) {
         return unreachable(what, "TIME gave an answer that is not a time", err);
     }
     return snowflake::StoreOutcome::ok;
@@ -870,7 +863,7 @@ snowflake::StoreOutcome RedisRegistryStore::watch_unchanged(Step *step,
         add_lease(l.node);
     }
     if (step->system_id != 0) {
-        for (const snowflake::LeaseRecord &l : step->view.leases) {
+        for (const snowflake::LeaseRecord &l : step->view->leases) {
             if (l.holder_system_id == step->system_id) {
                 add_lease(l.node);
             }
@@ -925,7 +918,7 @@ snowflake::StoreOutcome RedisRegistryStore::watch_unchanged(Step *step,
             // counter moved too. (Not a server before 1.6, which moves no
             // counter: an old primary of 1.4 or 1.5 taking an id in that
             // range goes unseen here, as it can in any race with it.)
-            if (!read_never_leased_from(reply, &step->view.never_leased_from)) {
+            if (!read_never_leased_from(reply, &step->view->never_leased_from)) {
                 return not_a_registry(keys[i], "not a number", err);
             }
             remember_now();
@@ -954,7 +947,7 @@ snowflake::StoreOutcome RedisRegistryStore::watch_unchanged(Step *step,
         if (outcome != snowflake::StoreOutcome::ok) {
             return outcome;
         }
-        std::vector<snowflake::LeaseRecord> &leases = step->view.leases;
+        std::vector<snowflake::LeaseRecord> &leases = step->view->leases;
         leases.erase(
             std::remove_if(leases.begin(), leases.end(),
                            [node](const snowflake::LeaseRecord &l) { return l.node == node; }),
@@ -978,7 +971,7 @@ snowflake::StoreOutcome RedisRegistryStore::write(const Step &step,
                                                   const snowflake::RegistryWrites &writes,
                                                   bool *committed, snowflake::Error *err) {
     *committed = false;
-    const int64_t now = step.view.now_ms;
+    const int64_t now = step.view->now_ms;
     std::vector<Command> commands;
     RedisReplies r;
     snowflake::StoreOutcome outcome = snowflake::StoreOutcome::ok;
@@ -1063,7 +1056,7 @@ snowflake::StoreOutcome RedisRegistryStore::write(const Step &step,
         const std::string k = timelines_key(t.system_id);
         const std::string f = std::to_string(t.timeline) + ":";
         snowflake::TimelineRecord merged;
-        for (const snowflake::TimelineRecord &read : step.view.timelines) {
+        for (const snowflake::TimelineRecord &read : step.view->timelines) {
             if (read.system_id == t.system_id && read.timeline == t.timeline) {
                 merged = read;
             }
@@ -1143,131 +1136,82 @@ snowflake::StoreOutcome RedisRegistryStore::pause_for_test(RedisReplies *r, snow
     return outcome;
 }
 
-// One call: read, decide, write, as often as a watched key changed between
-// the reads and the EXEC. decide() returns the rule's outcome.
-template <typename Decide>
-snowflake::StoreOutcome RedisRegistryStore::step(int64_t node, uint64_t system_id, Decide decide,
-                                                 snowflake::Error *err) {
-    until_ns_ = env_->call_until_ns();
-    Step s;
-    s.system_id = system_id;
-    std::vector<int64_t> extra_nodes;
-    bool read = true;
-    int decided_since_read = 0;
-    for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
-        if (env_->stopping()) {
-            return unreachable("the registry call was cut short", "the server is stopping", err);
-        }
-        snowflake::StoreOutcome outcome = connect(err);
-        if (outcome != snowflake::StoreOutcome::ok) {
-            return outcome;
-        }
-        // An acquire that lost every race since its reads decides on a view
-        // that learns only of the ids it lost: the others taken meanwhile
-        // still look free to it. Now and then it reads everything again.
-        if (read || decided_since_read == kDecisionsPerRead) {
-            outcome = read_view(node, extra_nodes, &s, err);
-            if (outcome != snowflake::StoreOutcome::ok) {
-                return outcome;
-            }
-            decided_since_read = 0;
-        } else {
-            // A member of P:leases whose hash was gone at the read may have
-            // been leased again since: only a write decided on that read
-            // drops it.
-            s.stale_members.clear();
-        }
-        read = true;
-        ++decided_since_read;
-        snowflake::RegistryWrites writes;
-        const snowflake::RuleOutcome decided = decide(s.view, &writes, attempt);
-        if (node < 0 && decided == snowflake::RuleOutcome::refused && decided_since_read > 1) {
-            // A refusal ('every node id is leased') may rest on leases that
-            // ended after the read: decided again on everything read again.
-            continue;
-        }
-        if (node < 0) {
-            bool unchanged = false;
-            bool refreshed = false;
-            outcome = watch_unchanged(&s, writes, &unchanged, &refreshed, &extra_nodes, err);
-            if (outcome != snowflake::StoreOutcome::ok) {
-                return outcome;
-            }
-            if (!unchanged) {
-                read = !refreshed;
-                continue;
-            }
-        }
-        bool committed = false;
-        outcome = write(s, writes, &committed, err);
-        if (outcome != snowflake::StoreOutcome::ok) {
-            return outcome;
-        }
-        if (committed) {
-            return decided == snowflake::RuleOutcome::ok ? snowflake::StoreOutcome::ok
-                                                         : snowflake::StoreOutcome::refused;
-        }
-        // A watched key changed between the WATCH and the EXEC. A renewal
-        // or release reads its lease again; an acquire or switch decides
-        // again, and its WATCH round trip finds what changed.
-        read = node >= 0;
+snowflake::StoreOutcome RedisRegistryStore::begin_call(const snowflake::CallScope &scope,
+                                                       snowflake::Error *) {
+    if (scope.timelines_of) {
+        timelines_of_ = *scope.timelines_of;
     }
+    until_ns_ = env_->call_until_ns();
+    step_ = Step{};
+    step_.system_id = scope.system_id;
+    extra_nodes_.clear();
+    return snowflake::StoreOutcome::ok;
+}
+
+snowflake::StoreOutcome RedisRegistryStore::begin_attempt(snowflake::Error *err) {
+    if (env_->stopping()) {
+        return unreachable("the registry call was cut short", "the server is stopping", err);
+    }
+    return connect(err);
+}
+
+snowflake::StoreOutcome RedisRegistryStore::read_view(const snowflake::CallScope &scope,
+                                                      snowflake::RegistryView *view,
+                                                      snowflake::Error *err) {
+    step_.view = view;
+    return read_records(scope.node, extra_nodes_, &step_, err);
+}
+
+// A renewal or a release writes under the WATCH of its one lease, and reads
+// it again when that changed. An acquire or a switch first WATCHes what its
+// writes depend on and compares it with what it read (watch_unchanged());
+// a key changed before the EXEC is found by the next such round trip, which
+// brings the view up to date.
+snowflake::StoreOutcome RedisRegistryStore::guarded_write(const snowflake::CallScope &scope,
+                                                          snowflake::RegistryView *view,
+                                                          const snowflake::RegistryWrites &writes,
+                                                          snowflake::WriteResult *result,
+                                                          snowflake::Error *err) {
+    step_.view = view;
+    if (scope.node < 0) {
+        bool unchanged = false;
+        bool refreshed = false;
+        const snowflake::StoreOutcome outcome =
+            watch_unchanged(&step_, writes, &unchanged, &refreshed, &extra_nodes_, err);
+        if (outcome != snowflake::StoreOutcome::ok || !unchanged) {
+            changed_since_read(refreshed ? snowflake::WriteResult::changed_view_updated
+                                         : snowflake::WriteResult::changed,
+                               result);
+            return outcome;
+        }
+    }
+    bool committed = false;
+    const snowflake::StoreOutcome outcome = write(step_, writes, &committed, err);
+    if (committed) {
+        *result = snowflake::WriteResult::written;
+    } else {
+        changed_since_read(scope.node >= 0 ? snowflake::WriteResult::changed
+                                           : snowflake::WriteResult::changed_view_updated,
+                           result);
+    }
+    return outcome;
+}
+
+void RedisRegistryStore::changed_since_read(snowflake::WriteResult changed,
+                                            snowflake::WriteResult *result) {
+    *result = changed;
+    if (changed == snowflake::WriteResult::changed_view_updated) {
+        // A member of P:leases whose hash was gone at the read may have
+        // been leased again since: only a write decided on that read drops
+        // it.
+        step_.stale_members.clear();
+    }
+}
+
+snowflake::StoreOutcome RedisRegistryStore::gave_up(int attempts, snowflake::Error *err) {
     char why[120];
     snprintf(why, sizeof why,
              "the registry's keys changed between the reads and the write %d times in a row",
-             kMaxAttempts);
+             attempts);
     return unreachable("Redis failed a registry call", why, err);
-}
-
-snowflake::StoreOutcome RedisRegistryStore::acquire(const snowflake::LeaseRequest &request,
-                                                    snowflake::LeaseGrant *grant,
-                                                    snowflake::Error *err) {
-    int64_t expires = 0;
-    timelines_of_ = request.holder.system_id;
-    return step(
-        -1, request.holder.system_id,
-        [&](const snowflake::RegistryView &view, snowflake::RegistryWrites *writes, int attempt) {
-            snowflake::LeaseRequest spread = request;
-            spread.spread = snowflake::retry_spread(request.holder.instance, attempt);
-            return snowflake::decide_acquire(spread, view, writes, grant, &expires, err);
-        },
-        err);
-}
-
-snowflake::StoreOutcome RedisRegistryStore::renew(const snowflake::RenewRequest &request,
-                                                  int64_t *expires_unix_ms, snowflake::Error *err) {
-    timelines_of_ = request.holder.system_id;
-    return step(
-        request.node, 0,
-        [&](const snowflake::RegistryView &view, snowflake::RegistryWrites *writes, int) {
-            return snowflake::decide_renew(request, view, writes, expires_unix_ms, err);
-        },
-        err);
-}
-
-snowflake::StoreOutcome RedisRegistryStore::release(int64_t node, int64_t fence, int64_t instance,
-                                                    int64_t bound_unix_ms, snowflake::Error *err,
-                                                    int64_t wal_position) {
-    const snowflake::ReleaseRequest request{node, fence, instance, bound_unix_ms, wal_position};
-    return step(
-        node, 0,
-        [&](const snowflake::RegistryView &view, snowflake::RegistryWrites *writes, int) {
-            bool released = false;
-            snowflake::decide_release(request, view, writes, &released);
-            return snowflake::RuleOutcome::ok;
-        },
-        err);
-}
-
-snowflake::StoreOutcome RedisRegistryStore::switch_node(const snowflake::SwitchRequest &request,
-                                                        snowflake::LeaseGrant *grant,
-                                                        int64_t *expires_unix_ms,
-                                                        snowflake::Error *err) {
-    timelines_of_ = request.lease.holder.system_id;
-    return step(
-        -1, request.lease.holder.system_id,
-        [&](const snowflake::RegistryView &view, snowflake::RegistryWrites *writes, int) {
-            return snowflake::decide_switch(request, view, writes, grant, expires_unix_ms, err);
-        },
-        err);
 }

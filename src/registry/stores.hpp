@@ -1,7 +1,9 @@
 // The stores of node id leases, behind the core's RegistryStore interface:
 // a PostgreSQL database (pq_store.cpp) or Redis (redis_store.cpp). Each
-// reads what the core's rules need (src/core/lease_rules.hpp), lets them
-// decide, and writes back what they decided as one atomic step. They are
+// is a GuardedStore (src/core/registry_call.hpp): it reads what the core's
+// rules need (src/core/lease_rules.hpp) and writes back what they decided
+// as one atomic step, guarded by what it read; the call between (the
+// order, the retries, the messages) is the core's. They are
 // libpq and hiredis clients that include no PostgreSQL server header: what
 // they need of the process they run in comes through a RegistryEnv
 // (registry_env.hpp), the registry worker's (src/pg/registry/) or the fleet
@@ -16,6 +18,7 @@
 #include "core/lease_rules.hpp"
 #include "core/redis_url.hpp"
 #include "core/registry.hpp"
+#include "core/registry_call.hpp"
 #include "registry_env.hpp"
 
 extern "C" {
@@ -25,24 +28,13 @@ typedef struct redisContext redisContext;
 typedef struct redisReply redisReply;
 }
 
-class PgRegistryStore final : public snowflake::RegistryStore {
+class PgRegistryStore final : public snowflake::GuardedStore {
   public:
     // conninfo: a libpq connection string.
     PgRegistryStore(const char *conninfo, snowflake::RegistryEnv *env);
     ~PgRegistryStore() override;
     PgRegistryStore(const PgRegistryStore &) = delete;
     PgRegistryStore &operator=(const PgRegistryStore &) = delete;
-
-    snowflake::StoreOutcome acquire(const snowflake::LeaseRequest &request,
-                                    snowflake::LeaseGrant *grant, snowflake::Error *err) override;
-    snowflake::StoreOutcome renew(const snowflake::RenewRequest &request, int64_t *expires_unix_ms,
-                                  snowflake::Error *err) override;
-    snowflake::StoreOutcome release(int64_t node, int64_t fence, int64_t instance,
-                                    int64_t bound_unix_ms, snowflake::Error *err,
-                                    int64_t wal_position = 0) override;
-    snowflake::StoreOutcome switch_node(const snowflake::SwitchRequest &request,
-                                        snowflake::LeaseGrant *grant, int64_t *expires_unix_ms,
-                                        snowflake::Error *err) override;
 
     // The advisory locks of the writes (write_if_unchanged()), which the
     // race test (tests/registry/store_race.cpp) holds to force its order:
@@ -56,6 +48,21 @@ class PgRegistryStore final : public snowflake::RegistryStore {
         return static_cast<uint32_t>(system_id ^ (system_id >> 32)) & 0x7fffffffU;
     }
 
+  protected:
+    // The call's steps (registry_call.hpp).
+    snowflake::StoreOutcome begin_call(const snowflake::CallScope &scope,
+                                       snowflake::Error *err) override;
+    snowflake::StoreOutcome read_view(const snowflake::CallScope &scope,
+                                      snowflake::RegistryView *view,
+                                      snowflake::Error *err) override;
+    snowflake::StoreOutcome guarded_write(const snowflake::CallScope &scope,
+                                          snowflake::RegistryView *view,
+                                          const snowflake::RegistryWrites &writes,
+                                          snowflake::WriteResult *result,
+                                          snowflake::Error *err) override;
+    snowflake::StoreOutcome gave_up(int attempts, snowflake::Error *err) override;
+    void end_call() override;
+
   private:
     // A statement of a pipeline, with its parameters as text.
     struct Statement {
@@ -66,23 +73,19 @@ class PgRegistryStore final : public snowflake::RegistryStore {
 
     snowflake::StoreOutcome connect(snowflake::Error *err);
     void disconnect();
-    // One registry call on the open (or a new) connection: read_view(),
-    // then decide(view, &writes, err, attempt), then write_if_unchanged(),
-    // again (attempt + 1) while another call changed a record read between
-    // the two. node: the lease to read, or -1 for all.
-    template <typename Decide>
-    // system_id: an acquire's or a switch's server, whose system's leases
-    // the write depends on too; 0 for a renewal or a release.
-    snowflake::StoreOutcome call(int64_t node, uint64_t system_id, Decide decide,
-                                 snowflake::Error *err);
     // SET LOCAL lock_timeout to what is left of the call.
     std::string lock_timeout_setting(int64_t until_mono_ns);
     // The registry's clock, the layout and the leases, as one snapshot and
     // without a lock; *row_texts: each lease's row as text, by node id.
-    snowflake::StoreOutcome read_view(int64_t node, int64_t until_mono_ns,
-                                      snowflake::RegistryView *view,
-                                      std::vector<std::pair<int64_t, std::string>> *row_texts,
-                                      snowflake::Error *err);
+    // node: the lease to read, or -1 for all.
+    snowflake::StoreOutcome read_snapshot(int64_t node, int64_t until_mono_ns,
+                                          snowflake::RegistryView *view,
+                                          std::vector<std::pair<int64_t, std::string>> *row_texts,
+                                          snowflake::Error *err);
+    // The current call's time limit, and its read's rows as text (for the
+    // write to tell whether they are unchanged).
+    int64_t until_ns_ = 0;
+    std::vector<std::pair<int64_t, std::string>> row_texts_;
     // Under the lock, the records the rule decided, only if every record it
     // writes is still as read (row_texts) and, for a new layout, none was
     // recorded meanwhile; then COMMIT. *written: whether they were.
@@ -147,7 +150,7 @@ class PgRegistryStore final : public snowflake::RegistryStore {
 
 class RedisReplies;  // pg_registry_redis.cpp
 
-class RedisRegistryStore final : public snowflake::RegistryStore {
+class RedisRegistryStore final : public snowflake::GuardedStore {
   public:
     // target: the parsed URL (it must outlive the store).
     RedisRegistryStore(const snowflake::RedisTarget *target, snowflake::RegistryEnv *env);
@@ -155,23 +158,27 @@ class RedisRegistryStore final : public snowflake::RegistryStore {
     RedisRegistryStore(const RedisRegistryStore &) = delete;
     RedisRegistryStore &operator=(const RedisRegistryStore &) = delete;
 
-    snowflake::StoreOutcome acquire(const snowflake::LeaseRequest &request,
-                                    snowflake::LeaseGrant *grant, snowflake::Error *err) override;
-    snowflake::StoreOutcome renew(const snowflake::RenewRequest &request, int64_t *expires_unix_ms,
-                                  snowflake::Error *err) override;
-    snowflake::StoreOutcome release(int64_t node, int64_t fence, int64_t instance,
-                                    int64_t bound_unix_ms, snowflake::Error *err,
-                                    int64_t wal_position = 0) override;
-    snowflake::StoreOutcome switch_node(const snowflake::SwitchRequest &request,
-                                        snowflake::LeaseGrant *grant, int64_t *expires_unix_ms,
-                                        snowflake::Error *err) override;
+  protected:
+    // The call's steps (registry_call.hpp).
+    snowflake::StoreOutcome begin_call(const snowflake::CallScope &scope,
+                                       snowflake::Error *err) override;
+    snowflake::StoreOutcome read_view(const snowflake::CallScope &scope,
+                                      snowflake::RegistryView *view,
+                                      snowflake::Error *err) override;
+    snowflake::StoreOutcome guarded_write(const snowflake::CallScope &scope,
+                                          snowflake::RegistryView *view,
+                                          const snowflake::RegistryWrites &writes,
+                                          snowflake::WriteResult *result,
+                                          snowflake::Error *err) override;
+    snowflake::StoreOutcome gave_up(int attempts, snowflake::Error *err) override;
+    snowflake::StoreOutcome begin_attempt(snowflake::Error *err) override;
 
   private:
     using Command = std::vector<std::string>;
     // What one attempt of a call read (and watched, for one lease).
     struct Step {
-        snowflake::RegistryView view;
-        std::vector<std::string> stale_members;  // of P:leases, whose hash is gone
+        snowflake::RegistryView *view = nullptr;  // the call's (GuardedStore)
+        std::vector<std::string> stale_members;   // of P:leases, whose hash is gone
         // acquire and switch: each key read, as read (canonical_text()),
         // for the write to tell whether it is unchanged.
         std::vector<std::pair<std::string, std::string>> texts;
@@ -180,15 +187,16 @@ class RedisRegistryStore final : public snowflake::RegistryStore {
         uint64_t system_id = 0;
     };
 
-    // system_id: an acquire's or a switch's server (Step::system_id); 0
-    // for a renewal or a release.
-    template <typename Decide>
-    snowflake::StoreOutcome step(int64_t node, uint64_t system_id, Decide decide,
-                                 snowflake::Error *err);
+    // The current call's step, and the leases its WATCH round trips found
+    // that its read did not (watch_unchanged()).
+    Step step_;
+    std::vector<int64_t> extra_nodes_;
+    // Nothing written: the result, and what the next decision drops.
+    void changed_since_read(snowflake::WriteResult changed, snowflake::WriteResult *result);
     // node >= 0: that lease only, watched (renew, release); -1: everything,
     // unwatched (acquire, switch), and the leases of extra_nodes.
-    snowflake::StoreOutcome read_view(int64_t node, const std::vector<int64_t> &extra_nodes,
-                                      Step *step, snowflake::Error *err);
+    snowflake::StoreOutcome read_records(int64_t node, const std::vector<int64_t> &extra_nodes,
+                                         Step *step, snowflake::Error *err);
     // acquire and switch: WATCHes the keys the writes depend on (the meta,
     // the layout, the counter if written, every lease written) and reads
     // them again; *unchanged: whether each is as the step read it. Leases

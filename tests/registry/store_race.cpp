@@ -40,6 +40,9 @@
 // copy, refused, and the old primary must renew on: the mark that replaces
 // its timeline for good goes only with the grant it was decided with
 // (PostgreSQL's store committed it alone, and both were refused).
+// The same orders run on the unit tests' store in memory, in milliseconds
+// (tests/unit/registry_call_test.cpp); here they run on the real stores'
+// reads and writes.
 // Exit status 0 when the outcome is sound, 1 when both hold an id (or a
 // call failed unexpectedly), 2 on a usage or set-up error.
 #include <poll.h>

@@ -1,5 +1,7 @@
 #include "core/lease_rules.hpp"
 
+#include "memory_registry.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -29,6 +31,7 @@ using snowflake::RuleOutcome;
 using snowflake::SwitchRequest;
 using snowflake::TimelineRecord;
 using snowflake::TimelineSwitch;
+using snowflake_test::Store;
 
 namespace {
 
@@ -37,68 +40,6 @@ constexpr int64_t kNow = 1'790'000'000'000;    // 2026-09-21 14:13:20.000Z
 constexpr int64_t kTtl = 60'000;
 constexpr int64_t kDrift = 1'000;
 constexpr int64_t kBranch = int64_t{1} << 40;
-
-// A store in memory: what a real one keeps, and the writes applied to it
-// as one atomic step.
-struct Store {
-    std::optional<LayoutRecord> layout;
-    std::map<int64_t, LeaseRecord> leases;
-    bool can_lose_data = false;
-    std::optional<LossGuard> guard;
-    int64_t never_leased_from = 0;
-    bool keeps_high_water = false;
-    std::map<int64_t, HighWater> high;
-    bool keeps_timelines = false;
-    std::map<std::pair<uint64_t, int>, TimelineRecord> timelines;
-
-    RegistryView view(int64_t now_ms) const {
-        RegistryView v;
-        v.now_ms = now_ms;
-        v.layout = layout;
-        for (const auto &[node, lease] : leases) {
-            v.leases.push_back(lease);
-        }
-        v.can_lose_data = can_lose_data;
-        v.guard = guard;
-        v.guard_key = "snowflake_id:meta";
-        v.never_leased_from = never_leased_from;
-        v.keeps_high_water = keeps_high_water;
-        for (const auto &[node, mark] : high) {
-            v.high.push_back(mark);
-        }
-        v.keeps_timelines = keeps_timelines;
-        for (const auto &[key, record] : timelines) {
-            v.timelines.push_back(record);
-        }
-        return v;
-    }
-    void apply(const RegistryWrites &w) {
-        if (w.layout) {
-            layout = w.layout;
-        }
-        if (w.guard) {
-            guard = w.guard;
-        }
-        for (const LeaseRecord &lease : w.leases) {
-            leases[lease.node] = lease;
-        }
-        if (w.never_leased_from) {
-            never_leased_from = *w.never_leased_from;
-        }
-        // As the Redis store writes them: raised only, but a give-back's
-        // floor.
-        for (const HighWater &mark : w.high) {
-            HighWater &kept = high.try_emplace(mark.node, mark).first->second;
-            kept.fence = std::max(kept.fence, mark.fence);
-            kept.floor_ms = mark.give_back ? mark.floor_ms : std::max(kept.floor_ms, mark.floor_ms);
-        }
-        for (const TimelineRecord &record : w.timelines) {
-            EXPECT_TRUE(keeps_timelines);
-            snowflake::merge_timeline(
-                record, &timelines[std::make_pair(record.system_id, record.timeline)]);
-        }
-    }
-};
 
 // A server as the requests describe it.
 struct Server {
