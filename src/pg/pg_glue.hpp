@@ -192,10 +192,11 @@ extern uint64_t sf_origins_checked;
 void sf_check_origins(uint64_t generation);
 // The schema of the extension's functions, or InvalidOid.
 Oid sf_extension_schema(Oid extension);
-// After a COPY FROM into `table` (ProcessUtility hook): raises the floor
-// above the ID columns of the table and its partitions, before the COPY's
+// After a COPY FROM into `table` (ProcessUtility hook) of `columns` (its
+// column list, String nodes; NIL: every column): raises the floor above
+// those ID columns of the table and its partitions, before the COPY's
 // transaction commits.
-void sf_check_copied(Oid table);
+void sf_check_copied(Oid table, List *columns);
 // Installs that hook (_PG_init, with shared_preload_libraries).
 void sf_install_copy_hook();
 
@@ -210,9 +211,10 @@ struct SfColumnTop {
     bool trusted;
 };
 // Reads every ID column of the database (only_table: of that table and its
-// inheritance children and partitions) without the planner or any user
-// code; *tops (palloc'd) holds those that hold a value. Returns how many.
-int sf_scan_id_columns(Oid only_table, SfColumnTop **tops);
+// inheritance children and partitions; only_columns, a list of String
+// nodes: those of these names) without the planner or any user code;
+// *tops (palloc'd) holds those that hold a value. Returns how many.
+int sf_scan_id_columns(Oid only_table, List *only_columns, SfColumnTop **tops);
 
 // The recorded and the configured layout, for messages.
 struct LayoutTexts {

@@ -466,7 +466,7 @@ int check_database(bool every_column, CheckAt at) {
         appendStringInfoString(&origins, "no server of snowflake_origin (every_column => true)");
     }
     SfColumnTop *tops = nullptr;
-    const int count = sf_scan_id_columns(InvalidOid, &tops);
+    const int count = sf_scan_id_columns(InvalidOid, NIL, &tops);
     take_on(tops, count, origins.data, at);
     if (at == CheckAt::first_id) {
         mark_origins_checked();
@@ -515,13 +515,13 @@ void sf_check_origins(uint64_t generation) {
     sf_origins_checked = generation;
 }
 
-void sf_check_copied(Oid table) {
+void sf_check_copied(Oid table, List *columns) {
     if (!can_raise_now() || !OidIsValid(get_extension_oid("snowflake_id", true))) {
         return;
     }
     CommandCounterIncrement();
     SfColumnTop *tops = nullptr;
-    const int count = sf_scan_id_columns(table, &tops);
+    const int count = sf_scan_id_columns(table, columns, &tops);
     if (count > 0) {
         take_on(tops, count, "a COPY", CheckAt::arrival);
     }
@@ -537,10 +537,14 @@ void copy_aware_process_utility(PlannedStmt *pstmt, const char *query, bool read
                                 ProcessUtilityContext context, ParamListInfo params,
                                 QueryEnvironment *env, DestReceiver *dest, QueryCompletion *qc) {
     RangeVar *target = nullptr;
+    List *columns = NIL;
     if (IsA(pstmt->utilityStmt, CopyStmt)) {
         const CopyStmt *copy = reinterpret_cast<CopyStmt *>(pstmt->utilityStmt);
         if (copy->is_from && copy->relation != nullptr) {
             target = static_cast<RangeVar *>(copyObjectImpl(copy->relation));
+            // A COPY that leaves an ID column out fills it from its default:
+            // nothing there to raise the floor above, and no scan.
+            columns = static_cast<List *>(copyObjectImpl(copy->attlist));
         }
     }
     if (previous_process_utility != nullptr) {
@@ -552,7 +556,7 @@ void copy_aware_process_utility(PlannedStmt *pstmt, const char *query, bool read
         // The COPY holds its lock on the table until the transaction ends.
         const Oid table = RangeVarGetRelid(target, NoLock, true);
         if (OidIsValid(table)) {
-            sf_check_copied(table);
+            sf_check_copied(table, columns);
         }
     }
 }

@@ -324,9 +324,21 @@ bool read_top(Relation rel, AttrNumber attnum, Oid type, Snapshot snapshot, int6
     return found;
 }
 
+// Whether a COPY's column list (String nodes) names the column.
+bool names_column(List *columns, Oid relid, AttrNumber attnum) {
+    const char *name = get_attname(relid, attnum, false);
+    ListCell *cell;
+    foreach (cell, columns) {
+        if (strcmp(strVal(lfirst(cell)), name) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
 }  // namespace
 
-int sf_scan_id_columns(Oid only_table, SfColumnTop **tops) {
+int sf_scan_id_columns(Oid only_table, List *only_columns, SfColumnTop **tops) {
     *tops = nullptr;
     const Oid extension = get_extension_oid("snowflake_id", true);
     if (!OidIsValid(extension)) {
@@ -358,6 +370,9 @@ int sf_scan_id_columns(Oid only_table, SfColumnTop **tops) {
     Snapshot snapshot = RegisterSnapshot(GetLatestSnapshot());
     for (int i = 0; i < count; ++i) {
         if (only != NIL && !list_member_oid(only, found[i].relid)) {
+            continue;
+        }
+        if (only_columns != NIL && !names_column(only_columns, found[i].relid, found[i].attnum)) {
             continue;
         }
         Relation rel = try_table_open(found[i].relid, AccessShareLock);

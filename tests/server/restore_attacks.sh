@@ -205,8 +205,8 @@ elsewhere_above "an attached partition without the default" "$v"
 # floor before it commits.
 csv=$(sf_shared_file loaded.csv)
 v=$(ahead 13)
-printf '%s,old\n%s,old\n' "$((v - 1))" "$v" >"$csv"
-sf_psql attacks -d seen -c "\\copy loaded FROM '$csv' CSV"
+printf 'old,%s\nold,%s\n' "$((v - 1))" "$v" >"$csv"
+sf_psql attacks -d seen -c "\\copy loaded (note, id) FROM '$csv' CSV"
 elsewhere_above "a \\copy of a CSV" "$v"
 sf_expect_match "the COPY's raise is logged" "floor was raised above $v in database \"seen\"" \
     "$(sf_server_log attacks)"
