@@ -35,12 +35,46 @@ app_insert() {
     "$SF_CLIENT_BIN/psql" -h "$(sf_sockdir attacks)" -p "$SF_PORT" -U app -d apps \
         -X -A -t -q -v ON_ERROR_STOP=1 -c "INSERT INTO public.orders (note) VALUES ('$1')" 2>&1
 }
+# Sessions that stay open: open_session NAME ROLE (database apps for app,
+# evil for evil); session NAME SQL MARKER runs SQL in it and waits until it
+# printed MARKER; close_session NAME.
+declare -A session_pid session_fd
+open_session() {
+    local db=apps
+    [ "$2" = evil ] && db=evil
+    mkfifo "$SF_WORK/$1.in"
+    "$SF_CLIENT_BIN/psql" -h "$(sf_sockdir attacks)" -p "$SF_PORT" -U "$2" -d "$db" -X -A -t -q \
+        -v ON_ERROR_STOP=1 <"$SF_WORK/$1.in" >"$SF_WORK/$1.out" 2>&1 &
+    session_pid[$1]=$!
+    local fd
+    exec {fd}>"$SF_WORK/$1.in"
+    session_fd[$1]=$fd
+}
+session() {
+    echo "$2" >&"${session_fd[$1]}"
+    echo "SELECT '$3';" >&"${session_fd[$1]}"
+    for _ in $(seq 1 6000); do
+        grep -qx -- "$3" "$SF_WORK/$1.out" && return 0
+        kill -0 "${session_pid[$1]}" 2>/dev/null || sf_die "session $1 ended: $(cat "$SF_WORK/$1.out")"
+        sleep 0.01 # the pace of the poll; the condition is the marker
+    done
+    sf_die "session $1 did not answer: $(cat "$SF_WORK/$1.out")"
+}
+close_session() {
+    local fd=${session_fd[$1]}
+    exec {fd}>&-
+    wait "${session_pid[$1]}"
+}
 sf_expect_eq "an ordinary role inserts by the default" "" "$(app_insert first)"
+# An application's session that stays open across the origin rows of
+# every database below (each moves the server-wide generation).
+open_session app_open app
+session app_open "INSERT INTO public.orders (note) VALUES ('open 1');" o1
 sf_psql attacks -d apps -c "SET ROLE app_owner" \
     -c "INSERT INTO snowflake_id.snowflake_origin (system_identifier, database_name)
         VALUES (1, 'elsewhere')"
 sf_expect_eq "an ordinary role inserts after the owner's origin row" "" "$(app_insert second)"
-sf_expect_eq "both rows are there" 2 \
+sf_expect_eq "the rows are there" 3 \
     "$(sf_psql attacks -d apps -c "SELECT count(*) FROM public.orders")"
 
 
@@ -133,33 +167,15 @@ sf_expect_eq "snowflake_check_restore(true) ran none of them either" 0 \
     "$(sf_psql attacks -d evil -c "SELECT count(*) FROM public.trap_log")"
 
 # --- another session's temporary table ------------------------------------------
-session_in=$SF_WORK/session.in
-session_out=$SF_WORK/session.out
-mkfifo "$session_in"
-"$SF_CLIENT_BIN/psql" -h "$(sf_sockdir attacks)" -p "$SF_PORT" -U evil -d evil -X -A -t -q \
-    <"$session_in" >"$session_out" 2>&1 &
-session_pid=$!
-exec {session_fd}>"$session_in"
-# session SQL MARKER: runs SQL in the session, waits until it printed MARKER.
-session() {
-    echo "$1" >&"$session_fd"
-    echo "SELECT '$2';" >&"$session_fd"
-    for _ in $(seq 1 6000); do
-        grep -qx -- "$2" "$session_out" && return 0
-        kill -0 "$session_pid" 2>/dev/null || sf_die "the session ended: $(cat "$session_out")"
-        sleep 0.01 # the pace of the poll; the condition is the marker
-    done
-    sf_die "the session did not answer: $(cat "$session_out")"
-}
-session "CREATE TEMP TABLE mine (id bigint DEFAULT snowflake_nextval()); INSERT INTO mine DEFAULT VALUES;" t1
+open_session evil evil
+session evil "CREATE TEMP TABLE mine (id bigint DEFAULT snowflake_nextval()); INSERT INTO mine DEFAULT VALUES;" t1
 sf_psql attacks -d evil -c "SET ROLE evil" \
     -c "INSERT INTO snowflake_id.snowflake_origin (system_identifier, database_name) VALUES (2, 'elsewhere')"
 sf_expect_eq "another session's temporary table stops no check" "" \
     "$("$SF_CLIENT_BIN/psql" -h "$(sf_sockdir attacks)" -p "$SF_PORT" -U evil -d evil -X -A -t -q \
         -c "SELECT snowflake_nextval()" 2>&1 >/dev/null)"
-session "SELECT count(*) FROM mine;" t2
-exec {session_fd}>&-
-wait "$session_pid"
+session evil "SELECT count(*) FROM mine;" t2
+close_session evil
 
 # --- domains, children, partitions, COPY: seen ------------------------------------
 # Tables of the superuser's in their own database (values only superusers
@@ -241,6 +257,10 @@ sf_expect_match "the SQLSTATE is 55000" "state 55000" "$sqlstate"
 sf_expect_eq "another database's IDs are not moved to the planted value" t \
     "$(sf_psql attacks -d apps -c "SELECT snowflake_nextval() < $v - (snowflake_from_timestamp(clock_timestamp() + interval '40 min') - snowflake_from_timestamp(clock_timestamp()))")"
 sf_expect_eq "an ordinary role of another database still mints" "" "$(app_insert third)"
+session app_open "INSERT INTO public.orders (note) VALUES ('open 2');" o2
+close_session app_open
+sf_expect_eq "and so does its session that stayed open" "" \
+    "$(grep -v -x -e o1 -e o2 "$SF_WORK/app_open.out" || true)"
 denied=$(sf_psql attacks -d evil -c "SET ROLE evil" -c "SELECT snowflake_raise_floor($v)" 2>&1 || true)
 sf_expect_match "the fix is a superuser's" "ERROR: +permission denied for function snowflake_raise_floor" "$denied"
 sf_psql attacks -d evil -c "SELECT snowflake_raise_floor($v)" >/dev/null
