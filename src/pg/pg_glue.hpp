@@ -195,8 +195,11 @@ Oid sf_extension_schema(Oid extension);
 // After a COPY FROM into `table` (ProcessUtility hook) of `columns` (its
 // column list, String nodes; NIL: every column): raises the floor above
 // those ID columns of the table and its partitions, before the COPY's
-// transaction commits.
-void sf_check_copied(Oid table, List *columns);
+// transaction commits. superuser_copy: a superuser ran it, and `before`
+// holds the columns' tops before it (what it moved is a superuser's input).
+struct SfColumnTop;
+void sf_check_copied(Oid table, List *columns, bool superuser_copy, const SfColumnTop *before,
+                     int before_count);
 // Installs that hook (_PG_init, with shared_preload_libraries).
 void sf_install_copy_hook();
 

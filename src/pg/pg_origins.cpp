@@ -515,13 +515,31 @@ void sf_check_origins(uint64_t generation) {
     sf_origins_checked = generation;
 }
 
-void sf_check_copied(Oid table, List *columns) {
+void sf_check_copied(Oid table, List *columns, bool superuser_copy, const SfColumnTop *before,
+                     int before_count) {
     if (!can_raise_now() || !OidIsValid(get_extension_oid("snowflake_id", true))) {
         return;
     }
     CommandCounterIncrement();
     SfColumnTop *tops = nullptr;
     const int count = sf_scan_id_columns(table, columns, &tops);
+    // A superuser's COPY (pg_restore's data, run as a superuser, into tables
+    // an application's role owns): a column's top above the one before the
+    // COPY came from what the superuser loaded, and is as trusted as a
+    // value only superusers can write. A top the COPY did not move keeps the
+    // trust of its table.
+    if (superuser_copy) {
+        for (int i = 0; i < count; ++i) {
+            bool moved = true;
+            for (int j = 0; j < before_count; ++j) {
+                if (before[j].relid == tops[i].relid && before[j].attnum == tops[i].attnum) {
+                    moved = tops[i].top > before[j].top;
+                    break;
+                }
+            }
+            tops[i].trusted = tops[i].trusted || moved;
+        }
+    }
     if (count > 0) {
         take_on(tops, count, "a COPY", CheckAt::arrival);
     }
@@ -547,6 +565,18 @@ void copy_aware_process_utility(PlannedStmt *pstmt, const char *query, bool read
             columns = static_cast<List *>(copyObjectImpl(copy->attlist));
         }
     }
+    // What a superuser's COPY loads is the superuser's input: the columns'
+    // tops before it tell its values from those already there.
+    SfColumnTop *before = nullptr;
+    int before_count = 0;
+    bool superuser_copy = false;
+    if (target != nullptr && superuser() && sf_shared != nullptr) {
+        const Oid table = RangeVarGetRelid(target, NoLock, true);
+        if (OidIsValid(table)) {
+            superuser_copy = true;
+            before_count = sf_scan_id_columns(table, columns, &before);
+        }
+    }
     if (previous_process_utility != nullptr) {
         previous_process_utility(pstmt, query, read_only_tree, context, params, env, dest, qc);
     } else {
@@ -556,7 +586,7 @@ void copy_aware_process_utility(PlannedStmt *pstmt, const char *query, bool read
         // The COPY holds its lock on the table until the transaction ends.
         const Oid table = RangeVarGetRelid(target, NoLock, true);
         if (OidIsValid(table)) {
-            sf_check_copied(table, columns);
+            sf_check_copied(table, columns, superuser_copy, before, before_count);
         }
     }
 }

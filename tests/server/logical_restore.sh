@@ -232,7 +232,7 @@ chmod 644 "$fresh_clock"
 sf_new fresh "$same_node"
 sf_new target "$same_node" "track_commit_timestamp = on"
 sf_start target || sf_die "target did not start"
-sf_psql target -c "CREATE DATABASE other"
+sf_psql target -c "CREATE DATABASE other" -c "CREATE ROLE shop_owner"
 sf_psql target -d other -c "CREATE EXTENSION snowflake_id" \
     -c "CREATE TABLE minted (id bigint, started timestamptz DEFAULT statement_timestamp())"
 for lead in 15 600; do
@@ -241,12 +241,20 @@ for lead in 15 600; do
         "FAKETIME_TIMESTAMP_FILE=$fresh_clock" "FAKETIME_NO_CACHE=1" "DONT_FAKE_MONOTONIC=1" ||
         sf_die "fresh did not start"
     sf_psql fresh -c "CREATE DATABASE src_$lead"
+    [ "$lead" != 15 ] || sf_psql fresh -c "CREATE ROLE shop_owner"
     sf_psql fresh -d "src_$lead" <<'SQL'
 CREATE EXTENSION snowflake_id;
 CREATE TABLE orders (id bigint PRIMARY KEY DEFAULT snowflake_nextval(), note text);
 CREATE TABLE events (id snowflake DEFAULT snowflake_nextval(), what text);
-INSERT INTO orders (note) SELECT 'old' FROM generate_series(1, 5000);
 INSERT INTO events (what) SELECT 'old' FROM generate_series(1, 5000);
+-- orders's IDs 5 s above events's: the floor events's data raises does not
+-- cover them.
+SELECT snowflake_raise_floor(snowflake_from_timestamp(clock_timestamp() + interval '5 s'));
+INSERT INTO orders (note) SELECT 'old' FROM generate_series(1, 5000);
+-- As applications have it: the table with the largest IDs belongs to the
+-- application's role, and a superuser restores it (what that COPY loads is
+-- the superuser's input, trusted as such).
+ALTER TABLE orders OWNER TO shop_owner;
 SQL
     "$SF_CLIENT_BIN/pg_dump" -h "$(sf_sockdir fresh)" -p "$SF_PORT" -U postgres -Fc \
         -f "$dumps/src_$lead.dump" "src_$lead"
