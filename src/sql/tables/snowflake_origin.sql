@@ -24,9 +24,12 @@ SELECT pg_catalog.pg_extension_config_dump('snowflake_id.snowflake_origin', '');
 
 -- A restore run by a non-superuser (the database's owner, the extension
 -- created beforehand) must be able to bring its rows in: otherwise no
--- check. Not every role: a row costs every session a check, and one with
--- an ID planted up to an hour ahead would move every session's IDs there
--- (further ahead is refused, snowflake_check_restore()).
+-- check. Not every role: a row costs every session of the database a
+-- check. What a row can do is bounded by the check, not by this grant:
+-- values a non-superuser can write move the floor at most max_clock_drift
+-- ahead, and further ahead only that database refuses (src/pg/
+-- pg_origins.cpp). The check reads the table through the access method,
+-- so roles without SELECT on it mint.
 GRANT SELECT, INSERT ON snowflake_id.snowflake_origin TO pg_database_owner;
 
 CREATE OR REPLACE TRIGGER snowflake_origin_arrived
