@@ -244,6 +244,7 @@ extern "C" Datum snowflake_raise_floor(PG_FUNCTION_ARGS) {
                         errhint("Ask a superuser to run it.")));
     }
     require_can_raise();
+    sf_refuse_in_read_only("snowflake_raise_floor()");
     const int64_t above = PG_GETARG_INT64(0);
     const snowflake::Layout &layout = sf_layout;
     SharedState *s = sf_shared;
