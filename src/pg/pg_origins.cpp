@@ -16,7 +16,7 @@
 // The hot path pays one load and one compare: the backend keeps the
 // generation of origins it has checked (origins_generation, shared), which
 // only moves on when rows arrive in a snowflake_origin table (its trigger,
-// at commit). The check itself costs one query on the small table, once
+// at commit). The check itself costs one scan of the small table, once
 // per database and generation (SharedState::origin_marks), and the scan of
 // the columns only where rows of another server wait.
 #include <algorithm>
@@ -26,13 +26,20 @@
 #include "pg_shared.hpp"
 
 extern "C" {
+#include "access/genam.h"
+#include "access/stratnum.h"
+#include "access/table.h"
+#include "access/tableam.h"
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_extension.h"
 #include "catalog/pg_type.h"
 #include "commands/dbcommands.h"
+#include "commands/extension.h"
 #include "commands/trigger.h"
 #include "executor/spi.h"
+#include "executor/tuptable.h"
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "nodes/pg_list.h"
@@ -42,6 +49,7 @@ extern "C" {
 #include "storage/latch.h"
 #include "storage/lwlock.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/snapmgr.h"
 #include "utils/wait_event.h"
@@ -135,48 +143,76 @@ void require_can_raise() {
     }
 }
 
+// The schema of the extension's functions (get_extension_schema() is
+// static before PostgreSQL 16).
+Oid extension_schema(Oid extension) {
+    Relation rel = table_open(ExtensionRelationId, AccessShareLock);
+    ScanKeyData key;
+    ScanKeyInit(&key, Anum_pg_extension_oid, BTEqualStrategyNumber, F_OIDEQ,
+                ObjectIdGetDatum(extension));
+    SysScanDesc scan = systable_beginscan(rel, ExtensionOidIndexId, true, nullptr, 1, &key);
+    HeapTuple tuple = systable_getnext(scan);
+    const Oid schema = HeapTupleIsValid(tuple)
+                           ? reinterpret_cast<Form_pg_extension>(GETSTRUCT(tuple))->extnamespace
+                           : InvalidOid;
+    systable_endscan(scan);
+    table_close(rel, AccessShareLock);
+    return schema;
+}
+
+// The columns of snowflake_origin that the check reads (src/sql/tables/
+// snowflake_origin.sql).
+constexpr AttrNumber kOriginSystemIdentifier = 1;
+constexpr AttrNumber kOriginCheckedBy = 4;
+
 // Whether snowflake_origin holds a row of another server that this one has
 // not checked, as the newest snapshot sees it (the caller's may be older:
 // REPEATABLE READ); then *function_schema is the schema of the extension's
 // functions. False where the table does not exist (SQL of 1.6 under a
 // newer library).
+//
+// Read through the table access method, not SQL: no ACL check (an
+// application's role that may only INSERT into its own table mints too,
+// and the table is the extension's, read by the extension), no operator
+// or function a user could shadow, no rule, no row security.
 bool origins_waiting(char **function_schema) {
     // The extension's tables live in the schema snowflake_id, whatever the
     // schema of its functions (src/sql/schema.sql).
     const Oid schema = get_namespace_oid("snowflake_id", true);
-    if (!OidIsValid(schema) || !OidIsValid(get_relname_relid("snowflake_origin", schema))) {
+    const Oid extension = get_extension_oid("snowflake_id", true);
+    if (!OidIsValid(schema) || !OidIsValid(extension)) {
         return false;
     }
-    MemoryContext caller = CurrentMemoryContext;
-    if (SPI_connect() != SPI_OK_CONNECT) {
-        elog(ERROR, "snowflake_id: SPI_connect failed");
+    const Oid origin = get_relname_relid("snowflake_origin", schema);
+    if (!OidIsValid(origin)) {
+        return false;
     }
-    Oid types[1] = {NUMERICOID};
-    SPIPlanPtr plan = SPI_prepare(
-        "SELECT n.nspname FROM snowflake_id.snowflake_origin o, pg_catalog.pg_extension e "
-        "JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace "
-        "WHERE e.extname OPERATOR(pg_catalog.=) 'snowflake_id' "
-        "AND o.system_identifier OPERATOR(pg_catalog.<>) $1 "
-        // Not IS DISTINCT FROM: it resolves = through the caller's
-        // search_path, where an = of a user's could hide every origin.
-        "AND (o.checked_by IS NULL OR o.checked_by OPERATOR(pg_catalog.<>) $1) LIMIT 1",
-        1, types);
-    if (plan == nullptr) {
-        elog(ERROR, "snowflake_id: SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+    const Datum here = system_identifier_numeric();
+    Relation rel = table_open(origin, AccessShareLock);
+    Snapshot snapshot = RegisterSnapshot(GetLatestSnapshot());
+    TableScanDesc scan = table_beginscan(rel, snapshot, 0, nullptr);
+    TupleTableSlot *slot = table_slot_create(rel, nullptr);
+    bool waiting = false;
+    while (!waiting && table_scan_getnextslot(scan, ForwardScanDirection, slot)) {
+        bool isnull = false;
+        const Datum server = slot_getattr(slot, kOriginSystemIdentifier, &isnull);
+        if (isnull || DatumGetInt32(DirectFunctionCall2(numeric_cmp, server, here)) == 0) {
+            continue;
+        }
+        const Datum checked_by = slot_getattr(slot, kOriginCheckedBy, &isnull);
+        waiting = isnull || DatumGetInt32(DirectFunctionCall2(numeric_cmp, checked_by, here)) != 0;
     }
-    Datum values[1] = {system_identifier_numeric()};
-    const int rc = SPI_execute_snapshot(plan, values, nullptr, GetLatestSnapshot(), InvalidSnapshot,
-                                        true, false, 1);
-    if (rc != SPI_OK_SELECT) {
-        elog(ERROR, "snowflake_id: reading snowflake_origin failed: %s",
-             SPI_result_code_string(rc));
-    }
-    const bool waiting = SPI_processed > 0;
+    ExecDropSingleTupleTableSlot(slot);
+    table_endscan(scan);
+    UnregisterSnapshot(snapshot);
+    table_close(rel, AccessShareLock);
     if (waiting) {
-        *function_schema = MemoryContextStrdup(
-            caller, SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1));
+        char *name = get_namespace_name(extension_schema(extension));
+        if (name == nullptr) {
+            return false;
+        }
+        *function_schema = name;
     }
-    SPI_finish();
     return waiting;
 }
 
