@@ -11,6 +11,8 @@
 extern "C" {
 #include "postgres.h"
 
+#include "access/genam.h"
+#include "access/tableam.h"
 #include "access/xlogreader.h"
 #include "fmgr.h"
 #include "lib/ilist.h"
@@ -181,5 +183,27 @@ inline XLogRecPtr sf_compat_xlog_find_next_record(XLogReaderState *reader, XLogR
     return XLogFindNextRecord(reader, from, &errormsg);
 #else
     return XLogFindNextRecord(reader, from);
+#endif
+}
+
+// A heap scan of every row: scans took flags in 19.
+inline TableScanDesc sf_compat_table_beginscan(Relation rel, Snapshot snapshot) {
+#if PG_VERSION_NUM >= 190000
+    return table_beginscan(rel, snapshot, 0, nullptr, SO_NONE);
+#else
+    return table_beginscan(rel, snapshot, 0, nullptr);
+#endif
+}
+
+// An index scan with nkeys keys and no ordering operator: instrumentation
+// came in 18, flags in 19.
+inline IndexScanDesc sf_compat_index_beginscan(Relation heap, Relation index, Snapshot snapshot,
+                                               int nkeys) {
+#if PG_VERSION_NUM >= 190000
+    return index_beginscan(heap, index, snapshot, nullptr, nkeys, 0, SO_NONE);
+#elif PG_VERSION_NUM >= 180000
+    return index_beginscan(heap, index, snapshot, nullptr, nkeys, 0);
+#else
+    return index_beginscan(heap, index, snapshot, nkeys, 0);
 #endif
 }

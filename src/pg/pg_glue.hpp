@@ -195,6 +195,31 @@ bool sf_raise_floor_locked(uint64_t floor_id, bool lead_from_lease, snowflake::R
 // restored from another server, raises the floor above them or ERRORs.
 extern uint64_t sf_origins_checked;
 void sf_check_origins(uint64_t generation);
+// The schema of the extension's functions, or InvalidOid.
+Oid sf_extension_schema(Oid extension);
+// After a COPY FROM into `table` (ProcessUtility hook) of `columns` (its
+// column list, String nodes; NIL: every column): raises the floor above
+// those ID columns of the table and its partitions, before the COPY's
+// transaction commits.
+void sf_check_copied(Oid table, List *columns);
+// Installs that hook (_PG_init, with shared_preload_libraries).
+void sf_install_copy_hook();
+
+// --- pg_restore_scan.cpp -------------------------------------------------------
+
+// The largest value of one ID column, and whether only superusers can have
+// written it.
+struct SfColumnTop {
+    Oid relid;
+    AttrNumber attnum;
+    int64 top;
+    bool trusted;
+};
+// Reads every ID column of the database (only_table: of that table and its
+// inheritance children and partitions; only_columns, a list of String
+// nodes: those of these names) without the planner or any user code;
+// *tops (palloc'd) holds those that hold a value. Returns how many.
+int sf_scan_id_columns(Oid only_table, List *only_columns, SfColumnTop **tops);
 
 // The recorded and the configured layout, for messages.
 struct LayoutTexts {

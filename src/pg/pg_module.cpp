@@ -30,6 +30,7 @@ void _PG_init(void) {
     if (preloading) {
         sf_register_wal_rmgr();
         sf_install_shmem_hooks();
+        sf_install_copy_hook();
         if (sf_registry_configured() && !IsBinaryUpgrade) {
             sf_register_registry_worker();
         }

@@ -16,6 +16,9 @@
 #  - pg_dumpall into a server whose session already issued IDs in the
 #    database restored into: that session's next IDs are above the restored
 #    ones;
+#  - a full restore into one database of a server while another database
+#    of it mints (sources 15 s and 600 s ahead): from the commit of each
+#    restored table's data on, no database mints at or below its IDs;
 #  - the refusal path: a database whose IDs lie three hours ahead (the source's
 #    clock moved on) is refused with 55000, naming the column, the value and
 #    the fix, while the server's other database keeps issuing; the fix
@@ -215,4 +218,71 @@ sf_psql custom -d trap -c "CREATE ROLE trap_user LOGIN"
 denied=$(sf_psql custom -d trap -c "SET ROLE trap_user" \
     -c "INSERT INTO snowflake_id.snowflake_origin (system_identifier, database_name) VALUES (2, 'x')" 2>&1 || true)
 sf_expect_match "trap: another role adds no origin" "ERROR: +permission denied for table snowflake_origin" "$denied"
+
+# --- a restore protects every database of the server ------------------------------
+# A fresh source (its floor near its clock) 15 s, then 600 s ahead; the
+# target, same node id, mints in its database `other` all along while
+# pg_restore brings the dump into `x_rest`. The generator belongs to the
+# server: from the commit of each restored table's COPY on (its commit
+# timestamp), no ID minted in `other` by a statement that began later is
+# at or below that table's largest ID.
+fresh_clock=$SF_WORK/fresh_clock
+: >"$fresh_clock"
+chmod 644 "$fresh_clock"
+sf_new fresh "$same_node"
+sf_new target "$same_node" "track_commit_timestamp = on"
+sf_start target || sf_die "target did not start"
+sf_psql target -c "CREATE DATABASE other"
+sf_psql target -d other -c "CREATE EXTENSION snowflake_id" \
+    -c "CREATE TABLE minted (id bigint, started timestamptz DEFAULT statement_timestamp())"
+for lead in 15 600; do
+    echo "+$lead" >"$fresh_clock"
+    sf_start fresh "LD_PRELOAD=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1" \
+        "FAKETIME_TIMESTAMP_FILE=$fresh_clock" "FAKETIME_NO_CACHE=1" "DONT_FAKE_MONOTONIC=1" ||
+        sf_die "fresh did not start"
+    sf_psql fresh -c "CREATE DATABASE src_$lead"
+    sf_psql fresh -d "src_$lead" <<'SQL'
+CREATE EXTENSION snowflake_id;
+CREATE TABLE orders (id bigint PRIMARY KEY DEFAULT snowflake_nextval(), note text);
+CREATE TABLE events (id snowflake DEFAULT snowflake_nextval(), what text);
+INSERT INTO orders (note) SELECT 'old' FROM generate_series(1, 5000);
+INSERT INTO events (what) SELECT 'old' FROM generate_series(1, 5000);
+SQL
+    "$SF_CLIENT_BIN/pg_dump" -h "$(sf_sockdir fresh)" -p "$SF_PORT" -U postgres -Fc \
+        -f "$dumps/src_$lead.dump" "src_$lead"
+    sf_stop fresh
+    stop_minting=$SF_WORK/stop_minting_$lead
+    (
+        while [ ! -e "$stop_minting" ]; do
+            sf_psql target -d other -c "INSERT INTO minted (id)
+                                        SELECT snowflake_nextval() FROM generate_series(1, 500)"
+        done
+    ) &
+    minter=$!
+    sf_psql target -c "CREATE DATABASE x_rest_$lead"
+    "$SF_CLIENT_BIN/pg_restore" -h "$(sf_sockdir target)" -p "$SF_PORT" -U postgres \
+        -d "x_rest_$lead" --exit-on-error "$dumps/src_$lead.dump"
+    restored_at=$(sf_psql target -d "x_rest_$lead" -c "SELECT greatest(
+        (SELECT max(pg_xact_commit_timestamp(xmin)) FROM orders),
+        (SELECT max(pg_xact_commit_timestamp(xmin)) FROM events))")
+    # Minting goes on until statements that began after the restore ran.
+    for _ in $(seq 1 3000); do
+        [ "$(sf_psql target -d other -c "SELECT count(*) > 0 FROM minted WHERE started > '$restored_at'")" = t ] && break
+        sleep 0.01 # the pace of the poll; the condition is the query
+    done
+    touch "$stop_minting"
+    wait "$minter"
+    for table in orders events; do
+        top=$(sf_psql target -d "x_rest_$lead" -c "SELECT max(id::bigint) FROM $table")
+        committed=$(sf_psql target -d "x_rest_$lead" -c "SELECT max(pg_xact_commit_timestamp(xmin)) FROM $table")
+        sf_expect_eq "source $lead s ahead: $table's IDs lie ahead of the target's clock" t \
+            "$(sf_psql target -d other -c "SELECT snowflake_timestamp($top) > clock_timestamp() + interval '$((lead / 2)) s'")"
+        sf_expect_eq "source $lead s ahead: another database minted after $table's data committed" t \
+            "$(sf_psql target -d other -c "SELECT count(*) > 0 FROM minted WHERE started > '$committed'")"
+        sf_expect_eq "source $lead s ahead: nothing it minted after that is at or below $table's IDs" 0 \
+            "$(sf_psql target -d other -c "SELECT count(*) FROM minted WHERE started > '$committed' AND id <= $top")"
+    done
+    mint_above target "x_rest_$lead" "source $lead s ahead: the restored database" \
+        "$(sf_psql target -d "x_rest_$lead" -c "SELECT greatest((SELECT max(id) FROM orders), (SELECT max(id::bigint) FROM events))")"
+done
 sf_log "logical_restore: all checks passed"

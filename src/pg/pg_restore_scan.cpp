@@ -1,0 +1,397 @@
+// The restore check's reader (docs/durability.md, "Logical restores"): the
+// largest value of every ID column of the database, found and read
+// without the planner, the executor or any code a user wrote.
+//
+// Threat model. The check runs in whatever backend issues a database's
+// first ID after rows arrived in snowflake_origin, in the transaction that
+// brings them (their trigger, at pre-commit) and after every COPY FROM
+// into a table with an ID column: so any role that can insert a row, run a
+// COPY or call snowflake_nextval() triggers it, whatever its rights, and
+// its results decide where the server-wide generator's floor goes. It
+// therefore
+//  - runs as the calling role and needs no privilege on what it reads (it
+//    reads the way VACUUM does, through the access methods), and so never
+//    becomes another role;
+//  - reads the catalogs (pg_depend, pg_attrdef, pg_type, pg_inherits,
+//    pg_index, pg_class, pg_attribute) through systable scans and the
+//    syscache, and each column through a plain btree index or the heap;
+//  - never plans, executes or evaluates anything: no SQL over a user's
+//    table, no index predicate or expression (RelationGetIndexPredicate
+//    and RelationGetIndexExpressions fold constants, which runs IMMUTABLE
+//    functions of the table's owner: never called here), no extended
+//    statistics, no domain CHECK (the raw datum is read, not cast), no
+//    partition key or bound, no rule, no view, no row security policy, no
+//    trigger, no operator or function but int8's and the snowflake type's
+//    btree support (opclasses need a superuser to create) and numeric's;
+//  - reads only relkind 'r' tables that are not temporary (another
+//    session's temporary table cannot be read, and our own is no
+//    restore's): partitioned tables through their partitions, inheritance
+//    parents with their children; foreign tables, views and materialized
+//    views are not read (docs/durability.md lists them as unseen);
+//  - treats every value as untrusted input unless only superusers can have
+//    written it (trusted_source below): pg_origins.cpp lets an untrusted
+//    value move the floor at most max_clock_drift ahead of the clock.
+#include "pg_shared.hpp"
+#include "pg_compat.hpp"
+
+extern "C" {
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/nbtree.h"
+#include "access/relscan.h"
+#include "access/skey.h"
+#include "access/stratnum.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "catalog/indexing.h"
+#include "catalog/partition.h"
+#include "catalog/pg_am.h"
+#include "catalog/pg_attrdef.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_depend.h"
+#include "catalog/pg_inherits.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
+#include "commands/defrem.h"
+#include "commands/extension.h"
+#include "nodes/value.h"
+#include "parser/parse_func.h"
+#include "executor/tuptable.h"
+#include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "utils/acl.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+#include "utils/syscache.h"
+}
+
+namespace {
+
+// A column found by the rule: its table and its name (children and
+// partitions match by name; their attnums may differ).
+struct FoundColumn {
+    Oid relid;
+    AttrNumber attnum;
+};
+
+bool already_found(const FoundColumn *found, int count, Oid relid, AttrNumber attnum) {
+    for (int i = 0; i < count; ++i) {
+        if (found[i].relid == relid && found[i].attnum == attnum) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// The dependents of `refobjid` in class `refclassid` recorded in pg_depend,
+// as (classid, objid, objsubid) triples appended to three lists.
+void dependents_of(Oid refclassid, Oid refobjid, List **classes, List **objects, List **subids) {
+    Relation depend = table_open(DependRelationId, AccessShareLock);
+    ScanKeyData keys[2];
+    ScanKeyInit(&keys[0], Anum_pg_depend_refclassid, BTEqualStrategyNumber, F_OIDEQ,
+                ObjectIdGetDatum(refclassid));
+    ScanKeyInit(&keys[1], Anum_pg_depend_refobjid, BTEqualStrategyNumber, F_OIDEQ,
+                ObjectIdGetDatum(refobjid));
+    SysScanDesc scan = systable_beginscan(depend, DependReferenceIndexId, true, nullptr, 2, keys);
+    HeapTuple tuple;
+    while (HeapTupleIsValid(tuple = systable_getnext(scan))) {
+        const Form_pg_depend dep = reinterpret_cast<Form_pg_depend>(GETSTRUCT(tuple));
+        *classes = lappend_oid(*classes, dep->classid);
+        *objects = lappend_oid(*objects, dep->objid);
+        *subids = lappend_int(*subids, dep->objsubid);
+    }
+    systable_endscan(scan);
+    table_close(depend, AccessShareLock);
+}
+
+// Whether the column's type is bigint or snowflake, through any domains.
+bool id_typed(Oid relid, AttrNumber attnum, Oid snowflake_type) {
+    const Oid base = getBaseType(get_atttype(relid, attnum));
+    return base == INT8OID || (OidIsValid(snowflake_type) && base == snowflake_type);
+}
+
+// Adds the column and the same-named column of every inheritance child and
+// partition of its table (a partition attached with ATTACH PARTITION has
+// no default of its own; rows inserted through the parent get the
+// parent's).
+void add_with_children(Oid relid, AttrNumber attnum, Oid snowflake_type, FoundColumn **found,
+                       int *count, int *capacity) {
+    const char relkind = get_rel_relkind(relid);
+    if (relkind != RELKIND_RELATION && relkind != RELKIND_PARTITIONED_TABLE) {
+        return;  // foreign tables, views, matviews, composite types: unseen
+    }
+    char *name = get_attname(relid, attnum, true);
+    if (name == nullptr) {
+        return;
+    }
+    List *tables = find_all_inheritors(relid, NoLock, nullptr);
+    ListCell *cell;
+    foreach (cell, tables) {
+        const Oid table = lfirst_oid(cell);
+        if (get_rel_relkind(table) != RELKIND_RELATION ||
+            get_rel_persistence(table) == RELPERSISTENCE_TEMP) {
+            continue;
+        }
+        const AttrNumber column = get_attnum(table, name);
+        if (column == InvalidAttrNumber || !id_typed(table, column, snowflake_type) ||
+            already_found(*found, *count, table, column)) {
+            continue;
+        }
+        if (*count == *capacity) {
+            *capacity *= 2;
+            *found = static_cast<FoundColumn *>(repalloc(*found, sizeof(FoundColumn) * *capacity));
+        }
+        (*found)[(*count)++] = FoundColumn{table, column};
+    }
+}
+
+// Every ID column: columns whose default calls snowflake_nextval(), columns
+// of a domain (or a domain over such a domain) whose default calls it, and
+// their namesakes in every inheritance child and partition.
+FoundColumn *find_id_columns(Oid nextval, Oid snowflake_type, int *count) {
+    int capacity = 16;
+    FoundColumn *found = static_cast<FoundColumn *>(palloc(sizeof(FoundColumn) * capacity));
+    *count = 0;
+    List *classes = NIL, *objects = NIL, *subids = NIL;
+    dependents_of(ProcedureRelationId, nextval, &classes, &objects, &subids);
+    List *domains = NIL;
+    for (int i = 0; i < list_length(classes); ++i) {
+        const Oid classid = list_nth_oid(classes, i);
+        const Oid objid = list_nth_oid(objects, i);
+        if (classid == AttrDefaultRelationId) {
+            const ObjectAddress column = GetAttrDefaultColumnAddress(objid);
+            if (OidIsValid(column.objectId)) {
+                add_with_children(column.objectId, static_cast<AttrNumber>(column.objectSubId),
+                                  snowflake_type, &found, count, &capacity);
+            }
+        } else if (classid == TypeRelationId && get_typtype(objid) == TYPTYPE_DOMAIN) {
+            domains = list_append_unique_oid(domains, objid);
+        }
+    }
+    // The domains' dependents: domains over them (walked in turn) and the
+    // columns of those types. The list grows while it is walked.
+    for (int d = 0; d < list_length(domains); ++d) {
+        List *dep_classes = NIL, *dep_objects = NIL, *dep_subids = NIL;
+        dependents_of(TypeRelationId, list_nth_oid(domains, d), &dep_classes, &dep_objects,
+                      &dep_subids);
+        for (int i = 0; i < list_length(dep_classes); ++i) {
+            const Oid classid = list_nth_oid(dep_classes, i);
+            const Oid objid = list_nth_oid(dep_objects, i);
+            const int subid = list_nth_int(dep_subids, i);
+            if (classid == TypeRelationId && get_typtype(objid) == TYPTYPE_DOMAIN) {
+                domains = list_append_unique_oid(domains, objid);
+            } else if (classid == RelationRelationId && subid > 0) {
+                add_with_children(objid, static_cast<AttrNumber>(subid), snowflake_type, &found,
+                                  count, &capacity);
+            }
+        }
+    }
+    return found;
+}
+
+// Whether an ACL grants INSERT or UPDATE to PUBLIC or to a role that is
+// not a superuser.
+bool acl_lets_others_write(Datum acl_datum) {
+    Acl *acl = DatumGetAclP(acl_datum);
+    const AclItem *items = ACL_DAT(acl);
+    for (int i = 0; i < ACL_NUM(acl); ++i) {
+        if ((ACLITEM_GET_PRIVS(items[i]) & (ACL_INSERT | ACL_UPDATE)) != 0 &&
+            (items[i].ai_grantee == ACL_ID_PUBLIC || !superuser_arg(items[i].ai_grantee))) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// Whether only superusers can write the column of this one table: its
+// owner is a superuser, and neither the table's ACL nor the column's
+// grants INSERT or UPDATE to anyone else.
+bool only_superusers_write(Oid relid, const char *column) {
+    HeapTuple rel = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+    if (!HeapTupleIsValid(rel)) {
+        return false;
+    }
+    bool trusted = superuser_arg(reinterpret_cast<Form_pg_class>(GETSTRUCT(rel))->relowner);
+    bool isnull = true;
+    Datum acl = SysCacheGetAttr(RELOID, rel, Anum_pg_class_relacl, &isnull);
+    if (trusted && !isnull && acl_lets_others_write(acl)) {
+        trusted = false;
+    }
+    ReleaseSysCache(rel);
+    if (!trusted) {
+        return false;
+    }
+    HeapTuple att = SearchSysCacheAttName(relid, column);
+    if (!HeapTupleIsValid(att)) {
+        return true;  // the table has no such column: nothing to write there
+    }
+    acl = SysCacheGetAttr(ATTNAME, att, Anum_pg_attribute_attacl, &isnull);
+    trusted = isnull || !acl_lets_others_write(acl);
+    ReleaseSysCache(att);
+    return trusted;
+}
+
+// Whether only superusers can have written the column's values: the table
+// and, for a partition, every partitioned table above it (rows inserted
+// there land in the partition, checked against the parent's ACL only).
+// Membership in a superuser's role is a superuser's grant, and so trusted.
+bool trusted_source(Oid relid, AttrNumber attnum) {
+    char *column = get_attname(relid, attnum, false);
+    if (!only_superusers_write(relid, column)) {
+        return false;
+    }
+    if (get_rel_relispartition(relid)) {
+        List *ancestors = get_partition_ancestors(relid);
+        ListCell *cell;
+        foreach (cell, ancestors) {
+            if (!only_superusers_write(lfirst_oid(cell), column)) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+// The btree index to read the column's largest value from, or nullptr: a
+// valid, ready index with neither predicate nor expression whose first key
+// is the column itself, with the default btree opclass of its type.
+Relation plain_btree_index(Relation rel, AttrNumber attnum, Oid type) {
+    const Oid opclass = GetDefaultOpClass(type, BTREE_AM_OID);
+    if (!OidIsValid(opclass)) {
+        return nullptr;
+    }
+    const Oid family = get_opclass_family(opclass);
+    List *indexes = RelationGetIndexList(rel);
+    ListCell *cell;
+    foreach (cell, indexes) {
+        Relation index = index_open(lfirst_oid(cell), AccessShareLock);
+        const Form_pg_index form = index->rd_index;
+        if (index->rd_rel->relam == BTREE_AM_OID && form->indisvalid && form->indisready &&
+            form->indislive && form->indnkeyatts >= 1 && form->indkey.values[0] == attnum &&
+            heap_attisnull(index->rd_indextuple, Anum_pg_index_indpred, nullptr) &&
+            heap_attisnull(index->rd_indextuple, Anum_pg_index_indexprs, nullptr) &&
+            index->rd_opfamily[0] == family && index->rd_opcintype[0] == type) {
+            return index;
+        }
+        index_close(index, AccessShareLock);
+    }
+    return nullptr;
+}
+
+// The column's largest value visible to `snapshot`, from the high end of a
+// plain btree index, else from a scan of the heap. False if it holds none.
+bool read_top(Relation rel, AttrNumber attnum, Oid type, Snapshot snapshot, int64 *top) {
+    TupleTableSlot *slot = table_slot_create(rel, nullptr);
+    bool found = false;
+    Relation index = plain_btree_index(rel, attnum, type);
+    if (index != nullptr) {
+        ScanKeyData not_null;
+        ScanKeyEntryInitialize(&not_null, SK_ISNULL | SK_SEARCHNOTNULL, 1, InvalidStrategy,
+                               InvalidOid, InvalidOid, InvalidOid, static_cast<Datum>(0));
+        IndexScanDesc scan = sf_compat_index_beginscan(rel, index, snapshot, 1);
+        index_rescan(scan, &not_null, 1, nullptr, 0);
+        // The largest value comes first from the high end: the start of a
+        // DESC index, the end of an ASC one.
+        const ScanDirection toward_top = (index->rd_indoption[0] & INDOPTION_DESC) != 0
+                                             ? ForwardScanDirection
+                                             : BackwardScanDirection;
+        if (index_getnext_slot(scan, toward_top, slot)) {
+            bool isnull = true;
+            const Datum value = slot_getattr(slot, attnum, &isnull);
+            if (!isnull) {
+                *top = DatumGetInt64(value);
+                found = true;
+            }
+        }
+        index_endscan(scan);
+        index_close(index, AccessShareLock);
+    } else {
+        TableScanDesc scan = sf_compat_table_beginscan(rel, snapshot);
+        while (table_scan_getnextslot(scan, ForwardScanDirection, slot)) {
+            CHECK_FOR_INTERRUPTS();
+            bool isnull = true;
+            const Datum value = slot_getattr(slot, attnum, &isnull);
+            if (!isnull && (!found || DatumGetInt64(value) > *top)) {
+                *top = DatumGetInt64(value);
+                found = true;
+            }
+        }
+        table_endscan(scan);
+    }
+    ExecDropSingleTupleTableSlot(slot);
+    return found;
+}
+
+// Whether a COPY's column list (String nodes) names the column.
+bool names_column(List *columns, Oid relid, AttrNumber attnum) {
+    const char *name = get_attname(relid, attnum, false);
+    ListCell *cell;
+    foreach (cell, columns) {
+        if (strcmp(strVal(lfirst(cell)), name) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+}  // namespace
+
+int sf_scan_id_columns(Oid only_table, List *only_columns, SfColumnTop **tops) {
+    *tops = nullptr;
+    const Oid extension = get_extension_oid("snowflake_id", true);
+    if (!OidIsValid(extension)) {
+        return 0;
+    }
+    const Oid schema = sf_extension_schema(extension);
+    if (!OidIsValid(schema)) {
+        return 0;
+    }
+    const Oid nextval = LookupFuncName(list_make2(makeString(get_namespace_name(schema)),
+                                                  makeString(pstrdup("snowflake_nextval"))),
+                                       0, nullptr, true);
+    if (!OidIsValid(nextval)) {
+        return 0;
+    }
+    const Oid snowflake_type = GetSysCacheOid2(
+        TYPENAMENSP, Anum_pg_type_oid, CStringGetDatum("snowflake"), ObjectIdGetDatum(schema));
+    int count = 0;
+    FoundColumn *found = find_id_columns(nextval, snowflake_type, &count);
+    List *only = NIL;
+    if (OidIsValid(only_table)) {
+        only = find_all_inheritors(only_table, NoLock, nullptr);
+    }
+    SfColumnTop *out = static_cast<SfColumnTop *>(palloc0(sizeof(SfColumnTop) * (count + 1)));
+    int n = 0;
+    // One snapshot for every column, the newest: rows committed since the
+    // caller's transaction began (REPEATABLE READ) are seen too, and a COPY
+    // of this transaction (the caller advanced the command counter).
+    Snapshot snapshot = RegisterSnapshot(GetLatestSnapshot());
+    for (int i = 0; i < count; ++i) {
+        if (only != NIL && !list_member_oid(only, found[i].relid)) {
+            continue;
+        }
+        if (only_columns != NIL && !names_column(only_columns, found[i].relid, found[i].attnum)) {
+            continue;
+        }
+        Relation rel = try_table_open(found[i].relid, AccessShareLock);
+        if (rel == nullptr) {
+            continue;  // dropped meanwhile
+        }
+        const Oid type =
+            getBaseType(TupleDescAttr(RelationGetDescr(rel), found[i].attnum - 1)->atttypid);
+        int64 top = 0;
+        if (read_top(rel, found[i].attnum, type, snapshot, &top)) {
+            out[n].relid = found[i].relid;
+            out[n].attnum = found[i].attnum;
+            out[n].top = top;
+            out[n].trusted = trusted_source(found[i].relid, found[i].attnum);
+            ++n;
+        }
+        table_close(rel, AccessShareLock);
+    }
+    UnregisterSnapshot(snapshot);
+    *tops = out;
+    return n;
+}
