@@ -40,6 +40,8 @@
 #   make bench-wait one session against the layout's ceiling with max_clock_drift = 0,
 #                   at 6 to 12 sequence bits: the generator's wait for the next
 #                   millisecond (bench/ms-wait)
+#   make bench-restore what the restore check costs a session's first call and the
+#                   origin rows' commit, before and after issue 48 (bench/restore-check-cost)
 #   make format     clang-format every C++ file in place
 #   make check-format  the C++ formatted (clang-format), the shell scripts
 #                   clean (shellcheck, tools/check-shell)
@@ -162,7 +164,7 @@ $(BUILD)/unit-objs/%.o: %.cpp $(wildcard src/core/*.hpp)
 $(GTEST_BIN): $(UNIT_OBJS)
 	g++ $(UNIT_OBJS) -lgtest -lgtest_main -pthread -o $@
 
-.PHONY: deps deps-frameworks deps-patroni unit test test-stress test-citus test-patroni test-lifecycle test-all-versions test-pg-upgrade demo demo-stop bench bench-durable bench-toolkit bench-registry bench-type bench-time bench-wait bench-fleet format \
+.PHONY: deps deps-frameworks deps-patroni unit test test-stress test-citus test-patroni test-lifecycle test-all-versions test-pg-upgrade demo demo-stop bench bench-durable bench-toolkit bench-registry bench-type bench-time bench-wait bench-restore bench-fleet format \
 	check-format dist packages rpm image
 
 deps:
@@ -234,6 +236,9 @@ bench-time: deps
 
 bench-wait: deps
 	@bench/ms-wait
+
+bench-restore: deps
+	@bench/restore-check-cost
 
 # The fleet simulator: the core and the stores the extension links, with
 # the simulator's own files, as one program (no PostgreSQL server header).

@@ -49,6 +49,7 @@ extern "C" {
 #include "catalog/pg_attrdef.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_depend.h"
+#include "catalog/pg_attribute.h"
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
@@ -185,6 +186,106 @@ FoundColumn *find_id_columns(Oid nextval, Oid snowflake_type, int *count) {
             } else if (classid == RelationRelationId && subid > 0) {
                 add_with_children(objid, static_cast<AttrNumber>(subid), snowflake_type, &found,
                                   count, &capacity);
+            }
+        }
+    }
+    return found;
+}
+
+// Whether the object (classid, objid) depends on `function` in pg_depend.
+bool depends_on(Oid classid, Oid objid, Oid function) {
+    Relation depend = table_open(DependRelationId, AccessShareLock);
+    ScanKeyData keys[2];
+    ScanKeyInit(&keys[0], Anum_pg_depend_classid, BTEqualStrategyNumber, F_OIDEQ,
+                ObjectIdGetDatum(classid));
+    ScanKeyInit(&keys[1], Anum_pg_depend_objid, BTEqualStrategyNumber, F_OIDEQ,
+                ObjectIdGetDatum(objid));
+    SysScanDesc scan = systable_beginscan(depend, DependDependerIndexId, true, nullptr, 2, keys);
+    bool found = false;
+    HeapTuple tuple;
+    while (!found && HeapTupleIsValid(tuple = systable_getnext(scan))) {
+        const Form_pg_depend dep = reinterpret_cast<Form_pg_depend>(GETSTRUCT(tuple));
+        found = dep->refclassid == ProcedureRelationId && dep->refobjid == function;
+    }
+    systable_endscan(scan);
+    table_close(depend, AccessShareLock);
+    return found;
+}
+
+// Whether the column's default, or that of a domain its type is (through
+// domains over domains), calls `nextval`.
+bool id_column(Oid relid, AttrNumber attnum, Oid nextval) {
+    const Oid attrdef = GetAttrDefaultOid(relid, attnum);
+    if (OidIsValid(attrdef) && depends_on(AttrDefaultRelationId, attrdef, nextval)) {
+        return true;
+    }
+    for (Oid type = get_atttype(relid, attnum); get_typtype(type) == TYPTYPE_DOMAIN;) {
+        if (depends_on(TypeRelationId, type, nextval)) {
+            return true;
+        }
+        HeapTuple tuple = SearchSysCache1(TYPEOID, ObjectIdGetDatum(type));
+        if (!HeapTupleIsValid(tuple)) {
+            break;
+        }
+        type = reinterpret_cast<Form_pg_type>(GETSTRUCT(tuple))->typbasetype;
+        ReleaseSysCache(tuple);
+    }
+    return false;
+}
+
+// Adds the inheritance parents of `relid`, and theirs, to *tables.
+void add_ancestors(Oid relid, List **tables) {
+    Relation inherits = table_open(InheritsRelationId, AccessShareLock);
+    ScanKeyData key;
+    ScanKeyInit(&key, Anum_pg_inherits_inhrelid, BTEqualStrategyNumber, F_OIDEQ,
+                ObjectIdGetDatum(relid));
+    SysScanDesc scan =
+        systable_beginscan(inherits, InheritsRelidSeqnoIndexId, true, nullptr, 1, &key);
+    List *parents = NIL;
+    HeapTuple tuple;
+    while (HeapTupleIsValid(tuple = systable_getnext(scan))) {
+        parents =
+            lappend_oid(parents, reinterpret_cast<Form_pg_inherits>(GETSTRUCT(tuple))->inhparent);
+    }
+    systable_endscan(scan);
+    table_close(inherits, AccessShareLock);
+    ListCell *cell;
+    foreach (cell, parents) {
+        if (!list_member_oid(*tables, lfirst_oid(cell))) {
+            *tables = lappend_oid(*tables, lfirst_oid(cell));
+            add_ancestors(lfirst_oid(cell), tables);
+        }
+    }
+}
+
+// The ID columns of one table, its inheritance children and partitions
+// (for a COPY into it): from its own columns and its ancestors', so that
+// the cost follows the table, not the database.
+FoundColumn *find_id_columns_of(Oid table, Oid nextval, Oid snowflake_type, int *count) {
+    int capacity = 8;
+    FoundColumn *found = static_cast<FoundColumn *>(palloc(sizeof(FoundColumn) * capacity));
+    *count = 0;
+    List *tables = list_make1_oid(table);
+    add_ancestors(table, &tables);
+    ListCell *cell;
+    foreach (cell, tables) {
+        const Oid relid = lfirst_oid(cell);
+        HeapTuple rel = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+        if (!HeapTupleIsValid(rel)) {
+            continue;
+        }
+        const int natts = reinterpret_cast<Form_pg_class>(GETSTRUCT(rel))->relnatts;
+        ReleaseSysCache(rel);
+        for (AttrNumber attnum = 1; attnum <= natts; ++attnum) {
+            HeapTuple att = SearchSysCache2(ATTNUM, ObjectIdGetDatum(relid), Int16GetDatum(attnum));
+            if (!HeapTupleIsValid(att)) {
+                continue;
+            }
+            const bool dropped = reinterpret_cast<Form_pg_attribute>(GETSTRUCT(att))->attisdropped;
+            ReleaseSysCache(att);
+            if (!dropped && id_typed(relid, attnum, snowflake_type) &&
+                id_column(relid, attnum, nextval)) {
+                add_with_children(relid, attnum, snowflake_type, &found, count, &capacity);
             }
         }
     }
@@ -357,7 +458,9 @@ int sf_scan_id_columns(Oid only_table, List *only_columns, SfColumnTop **tops) {
     const Oid snowflake_type = GetSysCacheOid2(
         TYPENAMENSP, Anum_pg_type_oid, CStringGetDatum("snowflake"), ObjectIdGetDatum(schema));
     int count = 0;
-    FoundColumn *found = find_id_columns(nextval, snowflake_type, &count);
+    FoundColumn *found = OidIsValid(only_table)
+                             ? find_id_columns_of(only_table, nextval, snowflake_type, &count)
+                             : find_id_columns(nextval, snowflake_type, &count);
     List *only = NIL;
     if (OidIsValid(only_table)) {
         only = find_all_inheritors(only_table, NoLock, nullptr);
