@@ -18,7 +18,8 @@
 -- function's message (snowflake_registry_refuse_old_server names the 1.5
 -- of 1.5.0-1 too), and adds the registry's record of WAL positions and
 -- timelines (issue 42: two columns of snowflake_registry_lease, the table
--- snowflake_registry_timeline), nothing else. docs/upgrading.md, "1.5.0-1 and the
+-- snowflake_registry_timeline) and grants the database owner SELECT and INSERT
+-- on the registry's tables (issue 48: its pg_dump and pg_restore need them), nothing else. docs/upgrading.md, "1.5.0-1 and the
 -- update to 1.7".
 --
 -- What the sources cannot say, by hand: tools/sql-repair makes the update
@@ -785,6 +786,19 @@ $repair$;
 -- must still know every recorded bound.
 SELECT pg_catalog.pg_extension_config_dump('snowflake_id.snowflake_registry_layout', '');
 
+-- From 1.7: the database's owner reads it and adds rows, as its pg_dump
+-- and pg_restore must to carry the rows (pg_extension_config_dump above):
+-- without it, the owner could not dump a database with the extension. No
+-- UPDATE or DELETE: an added row cannot take a node id from its holder (the
+-- key refuses it), so at worst it holds one back. A DO block, so that the
+-- update grants it on the table 1.6 made too (tools/sql-repair sets a
+-- GRANT's privileges on the objects it creates only).
+DO $grant$
+BEGIN
+    GRANT SELECT, INSERT ON snowflake_id.snowflake_registry_layout TO pg_database_owner;
+END
+$grant$;
+
 -- src/sql/tables/snowflake_registry_lease.sql
 CREATE TABLE IF NOT EXISTS snowflake_id.snowflake_registry_lease (
     node_id integer PRIMARY KEY CHECK (node_id >= 0),
@@ -825,6 +839,19 @@ ALTER TABLE snowflake_id.snowflake_registry_lease
     ADD COLUMN IF NOT EXISTS holder_wal_position bigint NOT NULL DEFAULT 0,
     ADD COLUMN IF NOT EXISTS wal_position_instance bigint NOT NULL DEFAULT 0;
 
+-- From 1.7: the database's owner reads it and adds rows, as its pg_dump
+-- and pg_restore must to carry the rows (pg_extension_config_dump above):
+-- without it, the owner could not dump a database with the extension. No
+-- UPDATE or DELETE: an added row cannot take a node id from its holder (the
+-- key refuses it), so at worst it holds one back. A DO block, so that the
+-- update grants it on the table 1.6 made too (tools/sql-repair sets a
+-- GRANT's privileges on the objects it creates only).
+DO $grant$
+BEGIN
+    GRANT SELECT, INSERT ON snowflake_id.snowflake_registry_lease TO pg_database_owner;
+END
+$grant$;
+
 -- src/sql/tables/snowflake_registry_timeline.sql
 -- Registry side, from 1.7: what the registry keeps of each timeline of each
 -- system apart from leases, which come and go (docs/many-servers.md, "Copies
@@ -856,6 +883,18 @@ END IF;
 END
 $repair$;
 SELECT pg_catalog.pg_extension_config_dump('snowflake_id.snowflake_registry_timeline', '');
+
+-- The database's owner reads it and adds rows, as its pg_dump and
+-- pg_restore must (snowflake_registry_lease.sql says why no more).
+-- Only on an object the repair created: the privileges of one that
+-- existed are the DBA's to keep.
+DO $repair$
+BEGIN
+IF snowflake_id.snowflake_repair_sets('table', ARRAY['snowflake_id', 'snowflake_registry_timeline']::text[], ARRAY[]::text[]) THEN
+    GRANT SELECT, INSERT ON snowflake_id.snowflake_registry_timeline TO pg_database_owner;
+END IF;
+END
+$repair$;
 
 -- src/sql/functions/snowflake_registry_layout_text.sql
 -- Every SQL and PL/pgSQL function pins its search_path (1.5): names in a

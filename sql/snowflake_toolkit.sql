@@ -228,17 +228,42 @@ RESET ROLE;
 DROP ROLE sf_status_reader;
 
 ------------------------------------------------------------------------------
--- Minting is not a change to data: snowflake_nextval() works in a READ ONLY
--- transaction (nextval() refuses there), as a block too. It writes only the
--- generator's reservation (state file, WAL), never a table.
+-- A READ ONLY transaction refuses minting with 25006, as it refuses
+-- nextval(): a call would raise the floor every session resumes above and may
+-- write WAL and the state file. The block form, snowflake_raise_floor() and
+-- snowflake_accept_layout() likewise; an ObjectId is only the clock and
+-- random bytes, and is made there as gen_random_uuid() is. Nothing moves:
+-- the last issued time is the same after the refusals.
 CREATE SEQUENCE ro_seq;
+SELECT snowflake_nextval() > 0 AS issued_read_write;
+CREATE TEMP TABLE ro_before AS SELECT last_issued_at FROM snowflake_status();
 BEGIN TRANSACTION READ ONLY;
-SELECT snowflake_nextval() > 0 AS issued_read_only;
-SELECT count(*) AS block_read_only FROM snowflake_nextval(3);
-COMMIT;
-BEGIN TRANSACTION READ ONLY;
-SELECT nextval('ro_seq');
+SELECT snowflake_nextval();
+\echo :LAST_ERROR_SQLSTATE
 ROLLBACK;
+BEGIN TRANSACTION READ ONLY;
+SELECT count(*) FROM snowflake_nextval(3);
+\echo :LAST_ERROR_SQLSTATE
+ROLLBACK;
+BEGIN TRANSACTION READ ONLY;
+SELECT snowflake_raise_floor(1);
+\echo :LAST_ERROR_SQLSTATE
+ROLLBACK;
+BEGIN TRANSACTION READ ONLY;
+SELECT snowflake_accept_layout();
+\echo :LAST_ERROR_SQLSTATE
+ROLLBACK;
+BEGIN TRANSACTION READ ONLY;
+SELECT length(objectid_generate()) AS objectid_read_only;
+SELECT nextval('ro_seq');
+\echo :LAST_ERROR_SQLSTATE
+ROLLBACK;
+SET default_transaction_read_only = on;
+SELECT snowflake_nextval();
+RESET default_transaction_read_only;
+SELECT s.last_issued_at = b.last_issued_at AS nothing_issued_read_only
+FROM snowflake_status() s, ro_before b;
+DROP TABLE ro_before;
 DROP SEQUENCE ro_seq;
 
 ------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 #include "pg_glue.hpp"
 
 extern "C" {
+#include "access/xact.h"
 #include "mb/pg_wchar.h"
 #include "utils/elog.h"
 }
@@ -88,4 +89,17 @@ void sf_raise_with_hint(const snowflake::Error &err, const char *hint) {
 void sf_raise(const snowflake::Error &err) {
     sf_report(ERROR, err);
     pg_unreachable();
+}
+
+void sf_refuse_in_read_only(const char *call) {
+    if (likely(!XactReadOnly)) {
+        return;
+    }
+    ereport(ERROR,
+            (errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
+             errmsg("cannot execute %s in a read-only transaction", call),
+             errdetail("It raises the floor every session's IDs resume above, and may write WAL "
+                       "and the state file to reserve IDs, as nextval() moves a sequence."),
+             errhint("Call it in a read-write transaction (not BEGIN READ ONLY, nor with "
+                     "default_transaction_read_only = on); an INSERT's DEFAULT always is one.")));
 }

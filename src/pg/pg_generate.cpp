@@ -6,6 +6,7 @@
 #include "pg_shared.hpp"
 
 extern "C" {
+#include "access/xact.h"
 #include "access/xlog.h"
 #include "catalog/pg_type.h"
 #include "fmgr.h"
@@ -220,14 +221,19 @@ struct CallLease {
     int64_t node = -1;
 };
 
-// The checks every call makes before the generator runs.
-CallLease check_can_issue() {
+// The checks every call makes before the generator runs; `call` names it
+// for the read-only refusal.
+CallLease check_can_issue(const char *call) {
     if (sf_shared == nullptr) {
         raise_not_preloaded();
     }
     if (RecoveryInProgress()) {
         sf_count(&StatusCounters::errors);
         raise_in_recovery();
+    }
+    if (unlikely(XactReadOnly)) {
+        sf_count(&StatusCounters::errors);
+        sf_refuse_in_read_only(call);
     }
     if (IsBinaryUpgrade) {
         sf_count(&StatusCounters::errors);
@@ -518,7 +524,8 @@ IssuedIds issue_under_lease(int64_t count, bool block) {
     // One max_wait for the whole call: the gate's wait and the generator's.
     snowflake::WaitBudget budget;
     for (;;) {
-        const CallLease lease = check_can_issue();
+        const CallLease lease =
+            check_can_issue(block ? "snowflake_nextval(n)" : "snowflake_nextval()");
         const uint64_t origins = sf_shared->origins_generation.load(std::memory_order_acquire);
         if (unlikely(origins != sf_origins_checked)) {
             sf_check_origins(origins);  // once per backend and restore

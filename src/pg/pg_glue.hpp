@@ -126,6 +126,11 @@ void sf_load_settings(bool preloading);
 // The same with another hint (palloc'd, of any length) in place of err's.
 [[noreturn]] void sf_raise_with_hint(const snowflake::Error &err, const char *hint);
 void sf_report(int elevel, const snowflake::Error &err);
+// Refuses `call` (its name as the message says it, "snowflake_nextval()")
+// in a read-only transaction with 25006, as nextval() does: it would write
+// WAL and the state file and move where every session's IDs resume. Checked
+// after RecoveryInProgress(), whose message a standby keeps.
+void sf_refuse_in_read_only(const char *call);
 // Has the core cut and count the input its messages quote by the
 // database's encoding (snowflake::set_character_length); _PG_init's first step.
 void sf_quote_by_database_encoding();

@@ -37,6 +37,7 @@ extern "C" Datum snowflake_accept_layout(PG_FUNCTION_ARGS) {
                         errmsg("cannot accept a snowflake ID layout during recovery"),
                         errhint("Run it on the primary; standbys follow through WAL.")));
     }
+    sf_refuse_in_read_only("snowflake_accept_layout()");
     if (IsBinaryUpgrade) {
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                         errmsg("cannot accept a snowflake ID layout while pg_upgrade runs the "

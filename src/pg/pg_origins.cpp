@@ -633,6 +633,7 @@ extern "C" Datum snowflake_raise_floor(PG_FUNCTION_ARGS) {
                         errhint("Ask a superuser to run it.")));
     }
     require_can_raise();
+    sf_refuse_in_read_only("snowflake_raise_floor()");
     const int64_t above = PG_GETARG_INT64(0);
     if (!PG_ARGISNULL(1) && !floor_above(above) && lead_ms_above(above) > PG_GETARG_INT64(1)) {
         PG_RETURN_NULL();

@@ -11,15 +11,18 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include "core/epoch.hpp"
 #include "core/public_id.hpp"
 #include "core/redis_url.hpp"
+#include "core/secrets.hpp"
 #include "pg_glue.hpp"
 // After the core headers (src/core/pure_cpp.hpp).
 #include "pg_compat.hpp"
 
 extern "C" {
+#include "libpq-fe.h"
 #include "miscadmin.h"
 #include "utils/elog.h"
 #include "utils/guc.h"
@@ -258,13 +261,57 @@ bool read_int(const IntSetting &s, int *out, snowflake::Error *err) {
 
 // Reads every setting from the configuration's raw text into *values and
 // builds the layout; false and *err on the first bad value.
+// A PostgreSQL registry's connection string libpq can parse. Checked here
+// rather than left to the worker: libpq's parse errors quote the offending
+// piece (a password with a stray "%", say), and the worker's failures reach
+// snowflake_status.lease_message, every refusal's DETAIL and the log. So
+// our message names the problem and the part, never the value.
+bool conninfo_ok(const char *text, snowflake::Error *err) {
+    char *libpq_error = nullptr;
+    PQconninfoOption *options = PQconninfoParse(text, &libpq_error);
+    if (options != nullptr) {
+        PQconninfoFree(options);
+        return true;
+    }
+    char part[80];
+    if (snowflake::bad_percent_escape_part(text, part, sizeof part)) {
+        snowflake::fail(err, snowflake::ErrorCode::invalid_setting,
+                        "the registry's postgresql:// URI has a \"%%\" not followed by two "
+                        "hexadecimal digits in its %s",
+                        part);
+        snowflake::set_hint(err,
+                            "libpq percent-decodes every part of a URI: write a literal %% as "
+                            "%%25, or give the registry as keyword=value pairs "
+                            "(password='...'), or keep the password in the server account's "
+                            "~/.pgpass.");
+    } else {
+        char problem[512];
+        snowflake::mask_quoted(libpq_error != nullptr ? libpq_error : "out of memory", problem,
+                               sizeof problem);
+        const size_t len = strlen(problem);
+        if (len > 0 && problem[len - 1] == '\n') {  // libpq's messages end with one
+            problem[len - 1] = '\0';
+        }
+        snowflake::fail(err, snowflake::ErrorCode::invalid_setting,
+                        "libpq cannot parse the registry's connection string: %s", problem);
+        snowflake::set_hint(err,
+                            "Write a libpq connection string (host=... dbname=...; quote a value "
+                            "with spaces as '...') or a postgresql:// URI.");
+    }
+    if (libpq_error != nullptr) {
+        PQfreemem(libpq_error);
+    }
+    return false;
+}
+
 // A registry setting either store can use: a Redis URL the worker can
-// parse, or anything for libpq, except a URL scheme neither store knows
-// (libpq would quote the whole text, password included, in its error).
+// parse, or a connection string libpq can parse, and no URL scheme neither
+// store knows (libpq would quote the whole text, password included, in its
+// error).
 bool registry_setting_ok(const char *text, snowflake::Error *err) {
     switch (snowflake::registry_kind(text)) {
         case snowflake::RegistryKind::postgresql:
-            return true;
+            return text[0] == '\0' || conninfo_ok(text, err);
         case snowflake::RegistryKind::redis: {
             snowflake::RedisTarget target;
             return snowflake::parse_redis_url(text, &target, err);

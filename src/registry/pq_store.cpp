@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "core/lease_rules.hpp"
+#include "core/secrets.hpp"
 #include "stores.hpp"
 
 extern "C" {
@@ -82,8 +83,11 @@ snowflake::StoreOutcome PgRegistryStore::unreachable(const char *what, snowflake
         disconnect();
         return snowflake::StoreOutcome::unreachable;
     }
+    // libpq may quote the connection string, password and all.
+    char masked[4 * snowflake::kForeignTextMax];
+    snowflake::mask_secrets(std::string_view(message, len), masked, sizeof masked);
     char text[snowflake::kForeignTextMax + snowflake::kForeignCutMarkMax + 1];
-    snowflake::registry_quote(env_, message, len, text, sizeof text);
+    snowflake::registry_quote(env_, masked, strlen(masked), text, sizeof text);
     snowflake::fail(err, snowflake::ErrorCode::registry, "%s: %s", what, text);
     disconnect();
     return snowflake::StoreOutcome::unreachable;

@@ -88,6 +88,7 @@
 #include <vector>
 
 #include "core/lease_rules.hpp"
+#include "core/secrets.hpp"
 #include "stores.hpp"
 
 extern "C" {
@@ -484,6 +485,10 @@ std::string RedisRegistryStore::lease_key(int64_t node) const {
 // call starts afresh (and no WATCH outlives the step).
 snowflake::StoreOutcome RedisRegistryStore::unreachable(const char *what, const char *why,
                                                         snowflake::Error *err) {
+    // hiredis's texts name no password today; masked all the same, as libpq's.
+    char masked[512];
+    snowflake::mask_secrets(why != nullptr ? why : "", masked, sizeof masked);
+    why = masked;
     if (target_->unix_socket) {
         snowflake::fail(err, snowflake::ErrorCode::registry, "%s (Redis at unix socket %s): %s",
                         what, target_->socket_path, why);

@@ -33,6 +33,7 @@
 
 #include "core/epoch.hpp"
 #include "core/lease_rules.hpp"
+#include "core/secrets.hpp"
 #include "pg_registry.hpp"
 
 extern "C" {
@@ -115,9 +116,13 @@ LeaseState &lease() {
     return sf_shared->lease;
 }
 
+// Every role reads the message (snowflake_status) and every refusal quotes
+// it: whatever a store said, no password gets through.
 void set_message(const char *text) {
+    char masked[sizeof lease().message];
+    snowflake::mask_secrets(text, masked, sizeof masked);
     LWLockAcquire(sf_shared->lock, LW_EXCLUSIVE);
-    snprintf(lease().message, sizeof lease().message, "%s", text);
+    snprintf(lease().message, sizeof lease().message, "%s", masked);
     LWLockRelease(sf_shared->lock);
 }
 
@@ -190,7 +195,9 @@ void note_failure(snowflake::StoreOutcome outcome, const snowflake::Error &err) 
     set_message(text);
     if (outcome == snowflake::StoreOutcome::unreachable && !shutdown_requested) {
         lease().failures.fetch_add(1, std::memory_order_relaxed);
-        ereport(LOG, (errmsg("snowflake_id: registry %s", err.message)));
+        char masked[sizeof err.message];
+        snowflake::mask_secrets(err.message, masked, sizeof masked);
+        ereport(LOG, (errmsg("snowflake_id: registry %s", masked)));
     }
 }
 

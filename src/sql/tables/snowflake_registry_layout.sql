@@ -37,3 +37,16 @@ COMMENT ON TABLE snowflake_id.snowflake_registry_layout IS
 -- pg_dump keeps the leases and the layout: a registry restored from a dump
 -- must still know every recorded bound.
 SELECT pg_catalog.pg_extension_config_dump('snowflake_id.snowflake_registry_layout', '');
+
+-- From 1.7: the database's owner reads it and adds rows, as its pg_dump
+-- and pg_restore must to carry the rows (pg_extension_config_dump above):
+-- without it, the owner could not dump a database with the extension. No
+-- UPDATE or DELETE: an added row cannot take a node id from its holder (the
+-- key refuses it), so at worst it holds one back. A DO block, so that the
+-- update grants it on the table 1.6 made too (tools/sql-repair sets a
+-- GRANT's privileges on the objects it creates only).
+DO $grant$
+BEGIN
+    GRANT SELECT, INSERT ON snowflake_id.snowflake_registry_layout TO pg_database_owner;
+END
+$grant$;

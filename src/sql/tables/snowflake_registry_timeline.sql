@@ -19,3 +19,7 @@ CREATE TABLE IF NOT EXISTS snowflake_id.snowflake_registry_timeline (
 COMMENT ON TABLE snowflake_id.snowflake_registry_timeline IS
 'Registry side: per system and timeline, the highest WAL position its lease holders recorded, and the successor that replaced it';
 SELECT pg_catalog.pg_extension_config_dump('snowflake_id.snowflake_registry_timeline', '');
+
+-- The database's owner reads it and adds rows, as its pg_dump and
+-- pg_restore must (snowflake_registry_lease.sql says why no more).
+GRANT SELECT, INSERT ON snowflake_id.snowflake_registry_timeline TO pg_database_owner;
