@@ -16,6 +16,9 @@
 //  - An unreadable state file, or one older than the data directory (the
 //    cluster was shut down cleanly, but the file is not the one that
 //    shutdown wrote): nowhere; snowflake_nextval() refuses.
+//  - A data directory pg_upgrade made (its binary-upgrade start left
+//    sf_upgrade_mark_name): only a state file of its own or the old
+//    cluster's hand-off; without one, nowhere (docs/upgrading.md).
 #include <algorithm>
 #include <cerrno>
 #include <new>
