@@ -80,7 +80,7 @@ void encode_state(const StateRecord &record, unsigned char *out) {
     out[kOffSequenceBits] = static_cast<unsigned char>(record.widths.sequence_bits);
     out[kOffExact] = static_cast<unsigned char>(
         (record.exact ? 1 : 0) | (record.lead_from_lease ? 2 : 0) | (record.lease_held ? 4 : 0) |
-        (record.bound_is_reservation ? 8 : 0));
+        (record.bound_is_reservation ? 8 : 0) | (record.upgrade_handoff ? 16 : 0));
     put_le(out + kOffRunId, record.run_id, 8);
     put_le(out + kOffSystemId, record.system_id, 8);
     put_le(out + kOffCheckpointLsn, record.checkpoint_lsn, 8);
@@ -110,6 +110,7 @@ bool decode_state(const unsigned char *in, size_t size, StateRecord *record) {
     r.lead_from_lease = (in[kOffExact] & 2) != 0;
     r.lease_held = (in[kOffExact] & 4) != 0;
     r.bound_is_reservation = (in[kOffExact] & 8) != 0;
+    r.upgrade_handoff = (in[kOffExact] & 16) != 0;
     r.run_id = get_le(in + kOffRunId, 8);
     if (version != 1) {
         r.system_id = get_le(in + kOffSystemId, 8);
@@ -162,6 +163,18 @@ bool written_before_last_shutdown(const StateRecord &record, const LastShutdown 
         return false;
     }
     return !record.exact || record.checkpoint_lsn != shutdown.checkpoint_lsn;
+}
+
+UpgradedStart judge_upgraded_start(bool found, const StateRecord &record, uint64_t own_system_id) {
+    if (!found) {
+        return UpgradedStart::no_state;
+    }
+    // A file of format 1 (system_id 0) names no cluster: it cannot be the
+    // old cluster's hand-off, which format 2 writes.
+    if (record.system_id == own_system_id && own_system_id != 0) {
+        return UpgradedStart::resume;
+    }
+    return record.upgrade_handoff ? UpgradedStart::resume : UpgradedStart::not_handoff;
 }
 
 int newest_slot(const StateRecord records[kStateSlots], const bool valid[kStateSlots]) {

@@ -56,6 +56,12 @@ struct StateRecord {
     // exact place after a last ID: the next start says so rather than call
     // it the last ID issued (bit 3 of the same byte).
     bool bound_is_reservation = false;
+    // Written by the old cluster's stop in binary-upgrade mode (pg_upgrade's
+    // runs of it), over a file it had checked was the record of its last
+    // real stop: the file a new cluster made by pg_upgrade may resume from
+    // (bit 4 of the same byte; docs/upgrading.md). Any later write of the
+    // old cluster clears it.
+    bool upgrade_handoff = false;
     // Which run of the server wrote it (a new number each time shared memory
     // is created: run_id_for()). An exact record names the run it closes:
     // WAL records of that run, replayed later, are all below its bound.
@@ -98,6 +104,18 @@ struct LastShutdown {
 // another cluster (a file carried over by pg_upgrade) or of format 1 cannot
 // be judged and is not flagged.
 bool written_before_last_shutdown(const StateRecord &record, const LastShutdown &shutdown);
+
+// What a cluster made by pg_upgrade (its binary-upgrade start left the mark
+// docs/upgrading.md describes) does with the state file its first normal
+// start finds.
+enum class UpgradedStart {
+    resume,       // the old cluster's hand-off record, or the cluster's own
+    no_state,     // no file: the DBA forgot to copy it
+    not_handoff,  // another cluster's record, not handed to an upgrade
+};
+// `record` is the file's valid record (found false: no file); own_system_id
+// pg_control's system identifier.
+UpgradedStart judge_upgraded_start(bool found, const StateRecord &record, uint64_t own_system_id);
 
 // A run id: its top kBootBits bits are the fingerprint of the operating
 // system's boot the run started in (boot_fingerprint(); 0 where unknown),

@@ -112,14 +112,37 @@ bool sleep_until(void *, int64_t ms, int64_t until_unix_ms, int64_t *slept_us) {
 
 [[noreturn]] void raise_refusal(Refusal refusal) {
     if (refusal == Refusal::state_unreadable) {
+        StateProblemText text;
+        LWLockAcquire(sf_shared->lock, LW_SHARED);
+        const StateFileProblem problem = sf_shared->state_problem;
+        const int error = sf_shared->state_error;
+        const unsigned owner = sf_shared->state_owner_uid;
+        const unsigned mode = sf_shared->state_mode;
+        LWLockRelease(sf_shared->lock);
+        sf_describe_state_problem(problem, error, owner, mode, &text);
+        // Only wrong bytes are corruption; a file the server may not open
+        // is a privilege problem, a directory or an empty file a copy gone
+        // wrong.
+        const int sqlstate =
+            problem == StateFileProblem::cannot_open ? ERRCODE_INSUFFICIENT_PRIVILEGE
+            : problem == StateFileProblem::corrupt   ? ERRCODE_DATA_CORRUPTED
+                                                     : ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE;
+        ereport(ERROR, (errcode(sqlstate),
+                        errmsg("snowflake_id cannot tell which IDs were issued before: the state "
+                               "file \"%s\" %s",
+                               sf_state_file_name, text.reason),
+                        errdetail("%s", text.detail),
+                        text.hint[0] != '\0' ? errhint("%s", text.hint)
+                                             : sf_errhint_state_file_way_out()));
+    }
+    if (refusal == Refusal::upgrade_without_state ||
+        refusal == Refusal::upgrade_state_not_handoff) {
+        UpgradeRefusalText text;
+        sf_describe_upgrade_refusal(refusal, &text);
         ereport(ERROR,
-                (errcode(ERRCODE_DATA_CORRUPTED),
-                 errmsg("snowflake_id cannot tell which IDs were issued before: the state file "
-                        "\"%s\" is unreadable",
-                        sf_state_file_name),
-                 errdetail("Neither slot of the file holds a valid record, so the generator "
-                           "does not know where it may resume without repeating an ID."),
-                 sf_errhint_state_file_way_out()));
+                (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                 errmsg("snowflake_id cannot tell which IDs were issued before: %s", text.message),
+                 errdetail("%s", text.detail), errhint("%s", text.hint)));
     }
     if (refusal == Refusal::state_stale) {
         StaleStateText text;

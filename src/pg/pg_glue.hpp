@@ -235,15 +235,34 @@ struct StaleStateText {
     char detail[640];
 };
 void sf_describe_stale_state(const SharedState *s, StaleStateText *out);
+// Why a cluster made by pg_upgrade refuses (Refusal::upgrade_*), and what
+// to do, for the start-up WARNING and the ERROR.
+struct UpgradeRefusalText {
+    char message[200];
+    char detail[400];
+    char hint[700];
+};
+enum class Refusal : int;
+void sf_describe_upgrade_refusal(Refusal refusal, UpgradeRefusalText *out);
 
 // --- pg_state_file.cpp --------------------------------------------------------
 
 // Both return 0 or an errno; they never raise, so the postmaster can use
 // them.
+// Why a state file that exists holds no usable record. Only `corrupt` is
+// about its bytes; the others are what a copy gone wrong leaves (a file the
+// server's account cannot open, a directory, an empty file), and their
+// remedy is not to remove the file.
+enum class StateFileProblem : int { none = 0, cannot_open, not_a_file, empty, corrupt };
 struct StateFileRead {
     bool found = false;  // the file exists
     bool valid = false;  // and a slot of it holds a valid record
     snowflake::StateRecord record;
+    StateFileProblem problem = StateFileProblem::none;
+    int error = 0;  // the errno of cannot_open
+    // The file's owner and mode as stat() sees them (0 if it could not).
+    unsigned owner_uid = 0;
+    unsigned mode = 0;
 };
 int sf_state_file_read(StateFileRead *out);
 int sf_state_file_write(const snowflake::StateRecord &record);
@@ -253,6 +272,23 @@ extern const char *const sf_state_file_name;
 // a new one whole. 0 or an errno.
 int sf_state_file_set_aside();
 extern const char *const sf_state_file_set_aside_name;
+// The mark a binary-upgrade start (pg_upgrade) leaves in a data directory
+// without a state file of its own (docs/upgrading.md, "How the new cluster
+// knows"): the first normal start refuses to issue until a usable state
+// file is there, and the first write of a state file of its own removes it.
+extern const char *const sf_upgrade_mark_name;
+bool sf_upgrade_mark_present();
+int sf_upgrade_mark_write();
+// The way out of a refusal for a file the server cannot use (unreadable,
+// not a file, empty, corrupt: StateFileProblem), for the ERROR and the
+// start-up WARNING: errmsg's reason, errdetail and errhint texts.
+struct StateProblemText {
+    char reason[160];
+    char detail[400];
+    char hint[600];
+};
+void sf_describe_state_problem(StateFileProblem problem, int error, unsigned owner_uid,
+                               unsigned mode, StateProblemText *out);
 // Writes under `lock`, raising ERROR on failure.
 void sf_store_record_locked(const snowflake::StateRecord &record);
 // The way out of an unreadable or stale state file that is safe as written,

@@ -47,6 +47,15 @@ extern "C" Datum snowflake_accept_layout(PG_FUNCTION_ARGS) {
     SharedState *s = sf_shared;
     LWLockAcquire(s->lock, LW_EXCLUSIVE);
     const auto refusal = static_cast<Refusal>(s->refusal.load());
+    if (refusal == Refusal::upgrade_without_state ||
+        refusal == Refusal::upgrade_state_not_handoff) {
+        LWLockRelease(s->lock);
+        UpgradeRefusalText text;
+        sf_describe_upgrade_refusal(refusal, &text);
+        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                        errmsg("cannot accept a layout: %s", text.message),
+                        errdetail("%s", text.detail), errhint("%s", text.hint)));
+    }
     if (refusal == Refusal::state_unreadable || refusal == Refusal::state_stale) {
         LWLockRelease(s->lock);
         const bool unreadable = refusal == Refusal::state_unreadable;

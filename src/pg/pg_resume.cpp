@@ -18,6 +18,7 @@ extern "C" {
 #include <unistd.h>
 
 #include "access/xlog.h"
+#include "miscadmin.h"
 }
 
 namespace {
@@ -25,7 +26,9 @@ namespace {
 Refusal refusal_now(const SharedState *s) {
     // What is wrong with the file itself stays wrong until the DBA acts.
     const auto current = static_cast<Refusal>(s->refusal.load());
-    if (current == Refusal::state_unreadable || current == Refusal::state_stale) {
+    if (current == Refusal::state_unreadable || current == Refusal::state_stale ||
+        current == Refusal::upgrade_without_state ||
+        current == Refusal::upgrade_state_not_handoff) {
         return current;
     }
     if (s->have_stored &&
@@ -88,10 +91,24 @@ void log_resume(const snowflake::ResumePlan &plan, int64_t now, bool exact, bool
 
 void log_refusal(const SharedState *s, Refusal refusal) {
     if (refusal == Refusal::state_unreadable) {
-        ereport(WARNING, (errmsg("snowflake_id: the state file \"%s\" is unreadable; "
+        StateProblemText text;
+        sf_describe_state_problem(s->state_problem, s->state_error, s->state_owner_uid,
+                                  s->state_mode, &text);
+        ereport(WARNING, (errmsg("snowflake_id: the state file \"%s/%s\" %s; "
                                  "snowflake_nextval() refuses to issue IDs",
-                                 sf_state_file_name),
-                          sf_errhint_state_file_way_out()));
+                                 DataDir, sf_state_file_name, text.reason),
+                          errdetail("%s", text.detail),
+                          text.hint[0] != '\0' ? errhint("%s", text.hint)
+                                               : sf_errhint_state_file_way_out()));
+        return;
+    }
+    if (refusal == Refusal::upgrade_without_state ||
+        refusal == Refusal::upgrade_state_not_handoff) {
+        UpgradeRefusalText text;
+        sf_describe_upgrade_refusal(refusal, &text);
+        ereport(WARNING,
+                (errmsg("snowflake_id: %s; snowflake_nextval() refuses to issue IDs", text.message),
+                 errdetail("%s", text.detail), errhint("%s", text.hint)));
         return;
     }
     if (refusal == Refusal::state_stale) {
@@ -237,6 +254,38 @@ void sf_describe_stale_state(const SharedState *s, StaleStateText *out) {
     snprintf(out->detail, sizeof out->detail, kStaleFormat,
              static_cast<unsigned>(s->last_shutdown_lsn >> 32),
              static_cast<unsigned>(s->last_shutdown_lsn), covers);
+}
+
+void sf_describe_upgrade_refusal(Refusal refusal, UpgradeRefusalText *out) {
+    if (refusal == Refusal::upgrade_without_state) {
+        snprintf(out->message, sizeof out->message,
+                 "this cluster was made by pg_upgrade and has no state file \"%s\"",
+                 sf_state_file_name);
+        snprintf(out->detail, sizeof out->detail,
+                 "The old cluster's state file records where its IDs end; without it, IDs "
+                 "could repeat the old cluster's (those it issued ahead of the clock, or above "
+                 "a clock that is now behind).");
+    } else {
+        snprintf(out->message, sizeof out->message,
+                 "the state file \"%s\" is not the one the old cluster left when pg_upgrade "
+                 "stopped it",
+                 sf_state_file_name);
+        snprintf(out->detail, sizeof out->detail,
+                 "It is another cluster's record, not marked by the old cluster's stop in "
+                 "binary-upgrade mode: a copy taken before pg_upgrade ran (a backup), or the old "
+                 "cluster ran a snowflake_id before 1.7. It may know nothing of IDs issued "
+                 "after it was written.");
+    }
+    snprintf(out->hint, sizeof out->hint,
+             "Stop the server, copy the old cluster's file with its owner and mode (cp -p "
+             "OLD_DATADIR/%s %s/), and start it again. Only if that file is lost, or you know "
+             "this one to be the old cluster's last: remove \"%s/%s\" and restart, which starts "
+             "%s, and can repeat IDs if the old cluster ran ahead of this clock. See "
+             "docs/upgrading.md.",
+             sf_state_file_name, DataDir, DataDir, sf_upgrade_mark_name,
+             refusal == Refusal::upgrade_without_state
+                 ? "the generator at the wall clock plus max_clock_drift"
+                 : "the generator from this file");
 }
 
 void sf_describe_layouts(const snowflake::StateRecord &stored, LayoutTexts *out) {

@@ -48,6 +48,11 @@ enum class Refusal : int {
     // The state file is older than the data directory: restored from a
     // backup or copied back (snowflake::written_before_last_shutdown).
     state_stale,
+    // A cluster made by pg_upgrade (its mark, sf_upgrade_mark_name) found
+    // no state file, or another cluster's that is not the old cluster's
+    // hand-off (snowflake::judge_upgraded_start).
+    upgrade_without_state,
+    upgrade_state_not_handoff,
 };
 
 // The node id lease from the registry (registry/pg_registry.cpp): why
@@ -225,6 +230,21 @@ struct SharedState {
     // a bound for the id it granted) and moved the file out of the way.
     bool set_aside_confirmed = false;
     Refusal set_aside_refusal = Refusal::none;  // what refusing would have been
+    // With Refusal::state_unreadable: why (StateFileRead).
+    StateFileProblem state_problem = StateFileProblem::none;
+    int state_error = 0;
+    unsigned state_owner_uid = 0;
+    unsigned state_mode = 0;
+    // The data directory holds pg_upgrade's mark (sf_upgrade_mark_name): the
+    // first write of a state file of its own removes it.
+    bool upgrade_marked = false;
+    // The record resumed from is the old cluster's hand-off
+    // (StateRecord::upgrade_handoff) in a cluster made by pg_upgrade: its
+    // lease comes back as after a restart (registry/pg_registry.cpp).
+    bool state_from_upgrade = false;
+    // In binary-upgrade mode: the state file is this cluster's own record of
+    // its last stop, which the stop of this run stamps as the hand-off.
+    bool handoff_pending = false;
     // The catch-up clock runs because a lease taken over from another
     // holder put the floor ahead of the clock, not because the clock went
     // back: the exact record at shutdown says so (StateRecord::lead_from_lease).

@@ -16,6 +16,9 @@
 //  - An unreadable state file, or one older than the data directory (the
 //    cluster was shut down cleanly, but the file is not the one that
 //    shutdown wrote): nowhere; snowflake_nextval() refuses.
+//  - A data directory pg_upgrade made (its binary-upgrade start left
+//    sf_upgrade_mark_name): only a state file of its own or the old
+//    cluster's hand-off; without one, nowhere (docs/upgrading.md).
 #include <algorithm>
 #include <cerrno>
 #include <new>
@@ -167,35 +170,103 @@ void set_state_aside(SharedState *s, const char *why, Refusal refusal) {
                        "IDs instead, as without a registry.")));
 }
 
+// In binary-upgrade mode (pg_upgrade's runs of the old and the new cluster)
+// nothing is issued or leased. A data directory without a state file of its
+// own gets pg_upgrade's mark (the new cluster, whose first normal start then
+// refuses without a usable file); one whose file is its own, current record
+// (the old cluster) has it stamped as the hand-off at this run's stop
+// (save_exact_floor), which is what the new cluster resumes from.
+void load_state_in_binary_upgrade(SharedState *s) {
+    StateFileRead read;
+    (void)sf_state_file_read(&read);
+    snowflake::LastShutdown shutdown;
+    const bool control = sf_read_last_shutdown(&shutdown);
+    const bool own = read.valid && control && read.record.system_id != 0 &&
+                     read.record.system_id == shutdown.system_id;
+    if (own && (!snowflake::written_before_last_shutdown(read.record, shutdown) ||
+                sf_state_unchanged_since(read.record, shutdown))) {
+        s->stored = read.record;
+        s->handoff_pending = true;
+    }
+    if (!own && !sf_upgrade_mark_present()) {
+        const int rc = sf_upgrade_mark_write();
+        if (rc != 0) {
+            errno = rc;
+            // FATAL: pg_upgrade stops, and the DBA fixes the directory
+            // before the cluster can start without the mark.
+            ereport(FATAL, (errcode_for_file_access(),
+                            errmsg("snowflake_id: could not write \"%s/%s\": %m", DataDir,
+                                   sf_upgrade_mark_name),
+                            errdetail("Without it the upgraded cluster could start without the "
+                                      "old cluster's state file and repeat its IDs.")));
+        }
+    }
+    ereport(LOG,
+            (errmsg("snowflake_id: binary-upgrade mode (pg_upgrade): no IDs are issued, no node id "
+                    "is leased"),
+             own ? errdetail(s->handoff_pending
+                                 ? "The state file \"%s\" is this cluster's record of its last "
+                                   "stop: this run's stop marks it as the one to copy into the "
+                                   "new cluster."
+                                 : "The state file \"%s\" is older than the data directory: it "
+                                   "is left as it is, and a cluster upgraded from this one "
+                                   "refuses it.",
+                             sf_state_file_name)
+                 : errdetail("No state file of this cluster's own is here: \"%s\" marks the "
+                             "data directory as made by pg_upgrade, and its first normal start "
+                             "issues no ID until the old cluster's \"%s\" is copied here.",
+                             sf_upgrade_mark_name, sf_state_file_name)));
+}
+
+// The refusal of a state file the server cannot use (StateFileRead's
+// problem), remembered for the ERROR.
+void refuse_problem(SharedState *s, const StateFileRead &read) {
+    s->refusal = static_cast<int>(Refusal::state_unreadable);
+    s->state_problem = read.problem;
+    s->state_error = read.error;
+    s->state_owner_uid = read.owner_uid;
+    s->state_mode = read.mode;
+}
+
 // Reads the state file into a new SharedState (in the postmaster).
 void load_state(SharedState *s) {
     if (IsBinaryUpgrade) {
-        // pg_upgrade's runs of the old and the new cluster issue nothing
-        // (snowflake_nextval() refuses), lease nothing and write no state
-        // file: the old cluster's file stays the record of its last real
-        // run, which the DBA copies, and a new cluster whose file was not
-        // copied says "no state file" at its first real start.
-        ereport(LOG, (errmsg("snowflake_id: binary-upgrade mode (pg_upgrade): no IDs are issued, "
-                             "no node id is leased, the state file \"%s\" is left as it is",
-                             sf_state_file_name)));
+        load_state_in_binary_upgrade(s);
         return;
     }
     StateFileRead read;
     const int rc = sf_state_file_read(&read);
-    if (rc != 0 || (read.found && !read.valid)) {
-        if (rc != 0) {
-            errno = rc;
-            ereport(WARNING, (errmsg("snowflake_id: could not read \"%s/%s\": %m", DataDir,
-                                     sf_state_file_name)));
+    s->upgrade_marked = sf_upgrade_mark_present();
+    if (s->upgrade_marked && (rc == 0 && (!read.found || read.valid))) {
+        snowflake::LastShutdown shutdown;
+        const uint64_t own_id = sf_read_last_shutdown(&shutdown) ? shutdown.system_id : 0;
+        const snowflake::UpgradedStart verdict =
+            snowflake::judge_upgraded_start(read.found, read.record, own_id);
+        if (verdict != snowflake::UpgradedStart::resume) {
+            if (read.found) {
+                s->stored = read.record;
+            }
+            s->refusal = static_cast<int>(verdict == snowflake::UpgradedStart::no_state
+                                              ? Refusal::upgrade_without_state
+                                              : Refusal::upgrade_state_not_handoff);
+            sf_resume(false);  // logs the refusal
+            return;
         }
-        if (sf_registry_configured()) {
-            set_state_aside(s, rc != 0 ? "cannot be read" : "holds no valid record",
-                            Refusal::state_unreadable);
+        s->state_from_upgrade = read.record.system_id != own_id;
+    }
+    if (rc != 0 || (read.found && !read.valid)) {
+        // With a registry, only a file whose bytes are wrong is set aside: a
+        // file the server cannot open, a directory or an empty file is a
+        // copy gone wrong, which the DBA repairs (its record may be fine),
+        // and a cluster made by pg_upgrade needs the old cluster's record.
+        if (sf_registry_configured() && read.problem == StateFileProblem::corrupt &&
+            !s->upgrade_marked) {
+            set_state_aside(s, "holds no valid record", Refusal::state_unreadable);
             s->reservation.below = s->floor.load();
             s->reservation.renew_at = s->floor.load();
             return;
         }
-        s->refusal = static_cast<int>(Refusal::state_unreadable);
+        refuse_problem(s, read);
         sf_resume(false);  // logs the refusal
         return;
     }
@@ -214,9 +285,13 @@ void load_state(SharedState *s) {
             // held its lease: what the registry worker needs to take that
             // lease back at this floor (a standby's shutdown names its
             // primary's lease, which it never held).
-            const bool closes = shutdown.clean && !shutdown.standby && read.record.exact &&
-                                read.record.lease_held &&
-                                read.record.system_id == shutdown.system_id;
+            // The old cluster's hand-off is its record of the stop
+            // pg_upgrade made, checked by that run (load_state_in_binary_upgrade):
+            // its lease comes back as after a restart.
+            const bool closes =
+                shutdown.clean && !shutdown.standby && read.record.exact &&
+                read.record.lease_held &&
+                (read.record.system_id == shutdown.system_id || s->state_from_upgrade);
             if (!snowflake::written_before_last_shutdown(read.record, shutdown)) {
                 s->state_closes_last_shutdown = closes;
             } else if (sf_state_unchanged_since(read.record, shutdown)) {
@@ -249,6 +324,30 @@ void load_state(SharedState *s) {
     }
 }
 
+// The stop of the old cluster's binary-upgrade run: the record of its last
+// real stop, stamped with this stop's checkpoint (so that the old cluster,
+// started again, still finds the record of its last stop) and as the
+// hand-off the new cluster may resume from.
+void stamp_handoff(SharedState *s) {
+    snowflake::StateRecord record = s->stored;
+    snowflake::LastShutdown shutdown;
+    if (!sf_read_last_shutdown(&shutdown) || !shutdown.clean ||
+        shutdown.system_id != record.system_id) {
+        return;  // not a clean stop: no hand-off, and the new cluster refuses the file
+    }
+    record.generation += 1;
+    record.checkpoint_lsn = shutdown.checkpoint_lsn;
+    record.upgrade_handoff = true;
+    const int rc = sf_state_file_write(record);
+    if (rc != 0) {
+        errno = rc;
+        ereport(LOG, (errmsg("snowflake_id: could not mark \"%s/%s\" as the hand-off to the "
+                             "upgraded cluster: %m",
+                             DataDir, sf_state_file_name),
+                      errdetail("The upgraded cluster refuses to issue IDs from this file.")));
+    }
+}
+
 // on_shmem_exit callback in the postmaster: runs at shutdown and before a
 // crash-restart tears shared memory down, when every other process is gone.
 // The floor is then exact (no ID at or above it was issued), so recording
@@ -267,6 +366,10 @@ void load_state(SharedState *s) {
 void save_exact_floor(int, Datum) {
     SharedState *s = sf_shared;
     const auto refusal = s == nullptr ? Refusal::none : static_cast<Refusal>(s->refusal.load());
+    if (s != nullptr && IsBinaryUpgrade && s->handoff_pending) {
+        stamp_handoff(s);
+        return;
+    }
     if (s == nullptr || IsBinaryUpgrade ||
         (refusal != Refusal::none && refusal != Refusal::layout_changed) ||
         (refusal == Refusal::layout_changed && !s->have_stored) ||
@@ -310,6 +413,7 @@ void save_exact_floor(int, Datum) {
     // floor) unless it issued IDs: then the floor is just past the last one.
     const bool issued_nothing = floor == std::max(s->floor_at_start, s->floor_raised_by_lease);
     record.bound_is_reservation = issued_nothing && !s->floor_marks_last_id;
+    record.upgrade_handoff = false;  // only a binary-upgrade stop hands the file over
     record.id_bound = floor;
     record.generation += 1;
     record.exact = true;

@@ -10,7 +10,9 @@
 # before, IDs are issued at once (on the catch-up clock, not after an hour's
 # wait), and the log says where the generator resumed and warns about the
 # clock. Also: a state file with no valid slot stops the generator, with the
-# SQLSTATE for corrupted data, instead of guessing; so does a state file
+# SQLSTATE for corrupted data, instead of guessing; one the server cannot
+# read (a root-owned copy), a directory and an empty file stop it too, each
+# called what it is, not corrupt; so does a state file
 # older than the data directory (put back from a backup after a clean stop),
 # and neither refusal advises restoring from a backup; reservations are
 # renewed ahead of need; and a block is reserved up to its last ID.
@@ -81,16 +83,18 @@ sf_expect_eq "it resumed right after the last ID, not a reservation later" t "$(
     SELECT snowflake_timestamp($(min_of "$SF_WORK/e")) - snowflake_timestamp($last_before)
            < interval '900 ms'")"
 
-# --- 3. An unreadable state file --------------------------------------------
+# --- 3. A corrupt state file, and ones the server cannot read ---------------
 sf_stop d
+good=$SF_WORK/good.state
+sf_as_server cp -p "$state" "$good"
 # Both slots overwritten: nothing tells where the previous IDs ended.
 sf_as_server dd if=/dev/urandom of="$state" bs=8192 count=1 conv=notrunc status=none
 sf_start d "${SF_FAKE_ENV[@]}" || sf_die "server with a broken state file did not start"
-sf_expect_match "WARNING at start-up for an unreadable state file" \
-    'WARNING: +snowflake_id: the state file "snowflake_id.state" is unreadable' "$(sf_server_log d)"
+sf_expect_match "WARNING at start-up for a corrupt state file" \
+    "WARNING: +snowflake_id: the state file \"$state\" is corrupt" "$(sf_server_log d)"
 out=$(sf_psql d -c "SELECT snowflake_nextval()" 2>&1 || true)
 sf_expect_match "snowflake_nextval() refuses" \
-    'ERROR: +snowflake_id cannot tell which IDs were issued before: the state file "snowflake_id.state" is unreadable' \
+    'ERROR: +snowflake_id cannot tell which IDs were issued before: the state file "snowflake_id.state" is corrupt' \
     "$out"
 sf_expect_match "... with advice that is safe as written" 'HINT: +Do not restore the file from a backup' "$out"
 grep -Fq -- "remove the file ($state) and restart" <<<"$out" ||
@@ -100,6 +104,56 @@ sf_expect_eq "... with SQLSTATE data_corrupted" XX001 "$(sf_psql d -c "
     DO \$\$ BEGIN PERFORM snowflake_nextval(); EXCEPTION WHEN OTHERS THEN
         RAISE NOTICE '%', SQLSTATE; END \$\$" 2>&1 | sed -n 's/.*NOTICE: *//p')"
 sf_expect_eq "decoding still works" 2 "$(sf_psql d -c "SELECT worker_id FROM snowflake_decode($last_before)")"
+sf_stop d
+
+# sqlstate_of NAME: the SQLSTATE snowflake_nextval() raises on NAME.
+sqlstate_of() {
+    sf_psql "$1" -c "DO \$\$ BEGIN PERFORM snowflake_nextval(); EXCEPTION WHEN OTHERS THEN
+        RAISE NOTICE '%', SQLSTATE; END \$\$" 2>&1 | sed -n 's/.*NOTICE: *//p'
+}
+# A good file the server's account may not read: what a copy made as root
+# without -p leaves (root's, mode 0600). Not called corrupt, and the way
+# out is to give it back, not to remove it.
+rm -f "$state"
+if [ "$(id -u)" = 0 ]; then
+    cp "$good" "$state"
+else
+    cp "$good" "$state" && chmod 000 "$state"
+fi
+sf_start d "${SF_FAKE_ENV[@]}" || sf_die "server with a state file it cannot read did not start"
+sf_expect_match "WARNING at start-up: the file cannot be read, by whom" \
+    "WARNING: +snowflake_id: the state file \"$state\" cannot be read by the server: Permission denied" \
+    "$(sf_server_log d)"
+out=$(sf_psql d -c "SELECT snowflake_nextval()" 2>&1 || true)
+sf_expect_match "snowflake_nextval() refuses, naming the permission, not corruption" \
+    'ERROR: +snowflake_id cannot tell which IDs were issued before: the state file "snowflake_id.state" cannot be read by the server: Permission denied' \
+    "$out"
+sf_expect_match "... with the owner and mode found" 'DETAIL: +The file is owned by uid [0-9]+ with mode 0[0-7]{3}' "$out"
+grep -Fq -- "chown postgres: $state" <<<"$out" || [ "$(id -u)" != 0 ] ||
+    sf_die "the HINT does not name the chown that repairs it: $out"
+sf_expect_match "... and says not to remove it" 'Do not remove it' "$out"
+sf_expect_eq "... with SQLSTATE insufficient_privilege" 42501 "$(sqlstate_of d)"
+sf_stop d
+# A directory where the file should be, and an empty file.
+rm -f "$state"
+sf_as_server mkdir "$state"
+sf_start d "${SF_FAKE_ENV[@]}" || sf_die "server with a directory for a state file did not start"
+out=$(sf_psql d -c "SELECT snowflake_nextval()" 2>&1 || true)
+sf_expect_match "a directory is not a regular file" \
+    'ERROR: +.*the state file "snowflake_id.state" is not a regular file' "$out"
+sf_expect_eq "... SQLSTATE object_not_in_prerequisite_state" 55000 "$(sqlstate_of d)"
+sf_stop d
+sf_as_server rmdir "$state"
+sf_as_server touch "$state"
+sf_start d "${SF_FAKE_ENV[@]}" || sf_die "server with an empty state file did not start"
+out=$(sf_psql d -c "SELECT snowflake_nextval()" 2>&1 || true)
+sf_expect_match "an empty file is called empty" 'ERROR: +.*the state file "snowflake_id.state" is empty' "$out"
+sf_stop d
+# Given back to the server's account, the same file serves again.
+sf_as_server cp -p "$good" "$state"
+sf_start d "${SF_FAKE_ENV[@]}" || sf_die "server with its state file back did not start"
+sf_expect_eq "with the file given back, IDs are issued again" 1 \
+    "$(sf_psql d -c "SELECT count(snowflake_nextval())")"
 sf_stop d
 
 # --- 4. Reservations are renewed before they run out ------------------------

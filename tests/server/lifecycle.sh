@@ -153,6 +153,14 @@ sf_expect_match "the log says the old state file is set aside, with its path" \
     "$(sf_server_log n1)"
 sf_stream_ids n1 "$SF_WORK/n1.s2" 500
 sf_expect_above "n1 with its old state file set aside" "${files[@]}" "$SF_WORK/n1.s" -- "$SF_WORK/n1.s2"
+# The ids really involved: the one leased now, and the one the file named.
+set_aside_node=$(sf_psql n1 -c "SELECT worker_id FROM snowflake_status()")
+set_aside_log=$(sf_server_log n1 | grep -A1 'is set aside as')
+sf_expect_match "... and the log names the node id it resumes on" \
+    "the state file is set aside as .*; node id $set_aside_node resumes above the bound the registry recorded for it" \
+    "$set_aside_log"
+sf_expect_match "... and the one the file's IDs were issued on" \
+    "DETAIL: +The set-aside file's IDs were issued on node id [0-9]+" "$set_aside_log"
 sf_stop n1
 sf_start n1 || sf_die "n1 did not restart after the set-aside"
 await_held n1

@@ -11,13 +11,18 @@
 # Each holds a table on DEFAULT snowflake_nextval() and one with a
 # `snowflake` column. At each step:
 #  - pg_upgrade's own starts of auto (binary-upgrade mode, with reg
-#    running) take no lease: the registry's leases are what they were, the
-#    old state file is unchanged and the new data directory has none;
+#    running) take no lease: the registry's leases are what they were; the
+#    new data directory has no state file but pg_upgrade's mark, the old
+#    one no mark;
 #  - reg goes through pg_upgrade with its state file copied: the registry's
 #    leases come through unchanged, and it resumes above its old IDs;
-#  - auto's first start without the copy says "no state file" (the check
-#    docs/upgrading.md gives the DBA); stopped before it issues anything,
-#    the copy made, it resumes above the copied file;
+#  - auto's first start without the copy refuses to issue (WARNING, and
+#    snowflake_nextval()'s ERROR naming the copy); on the first step into
+#    18 or later, also with the copy made as root without -p (unreadable:
+#    said so), pg_upgrade run with --check first and then --swap; the copy
+#    made, it resumes above the copied file, taking its node id back as
+#    after a restart, with the clock WARNING a static node gives, not the
+#    takeover's line;
 #  - every new ID of each cluster is above every ID it issued before, in
 #    all the steps, with no duplicate (the counts are printed), and
 #    snowflake_status is readable.
@@ -138,22 +143,28 @@ begin_at() {
 # pg_upgrade_into OLD_NAME OLD_KEY NEW_NAME NEW_KEY CONF_LINE...: a new
 # cluster NEW_NAME with the old one's snowflake_id settings (CONF_LINEs),
 # and pg_upgrade from OLD_NAME (stopped) into it.
+# PG_UPGRADE_RUNS: the option sets of the pg_upgrade runs, one run each
+# ("" by default: one plain run; "--check --swap": --check, then --swap).
 pg_upgrade_into() {
-    local old=$1 old_key=$2 new=$3 new_key=$4 run
+    local old=$1 old_key=$2 new=$3 new_key=$4 run options
     shift 4
     use "$new_key"
     sf_new "$new" "$@"
     run=$SF_WORK/$new/run
     mkdir -p "$run"
     [ "$(id -u)" != 0 ] || chown postgres: "$run"
-    if ! (cd "$run" && sf_as_server "$SF_STAGE_BIN/pg_upgrade" -b "${stage_bin[$old_key]}" \
-        -B "$SF_STAGE_BIN" -d "$(sf_datadir "$old")" -D "$(sf_datadir "$new")" -s "$run" \
-        -p 50432 -P 50433 >"$SF_WORK/$new/upgrade.log" 2>&1); then
-        tail -n 30 "$SF_WORK/$new/upgrade.log" >&2
-        find "$(sf_datadir "$new")/pg_upgrade_output.d" -name '*.log' -exec tail -n 20 {} + >&2 2>/dev/null || true
-        sf_die "pg_upgrade $old ($old_key) -> $new ($new_key) failed"
-    fi
-    sf_log "ok: pg_upgrade $old ($old_key) -> $new ($new_key)"
+    for options in ${PG_UPGRADE_RUNS:-plain}; do
+        [ "$options" != plain ] || options=
+        # shellcheck disable=SC2086 # an option or none
+        if ! (cd "$run" && sf_as_server "$SF_STAGE_BIN/pg_upgrade" -b "${stage_bin[$old_key]}" \
+            -B "$SF_STAGE_BIN" -d "$(sf_datadir "$old")" -D "$(sf_datadir "$new")" -s "$run" \
+            -p 50432 -P 50433 $options >>"$SF_WORK/$new/upgrade.log" 2>&1); then
+            tail -n 30 "$SF_WORK/$new/upgrade.log" >&2
+            find "$(sf_datadir "$new")/pg_upgrade_output.d" -name '*.log' -exec tail -n 20 {} + >&2 2>/dev/null || true
+            sf_die "pg_upgrade $options $old ($old_key) -> $new ($new_key) failed"
+        fi
+        sf_log "ok: pg_upgrade $options $old ($old_key) -> $new ($new_key)"
+    done
 }
 
 # --- each step --------------------------------------------------------------------
@@ -175,16 +186,24 @@ for ((k = 0; k < ${#releases[@]}; k++)); do
     # take no lease.
     sf_stop "auto-$((k - 1))"
     before=$(leases "reg-$((k - 1))")
-    old_state=$(sf_as_server sha256sum "$(sf_datadir "auto-$((k - 1))")/snowflake_id.state")
-    pg_upgrade_into "auto-$((k - 1))" "$old_key" "auto-$k" "$to" "${auto_conf[@]}" \
+    # The mistakes, on the first step into 18 or later (--swap is 18's).
+    mistakes=no
+    if [ "${to%%.*}" -ge 18 ] && [ "${mistakes_done:-no}" = no ]; then
+        mistakes=yes
+        mistakes_done=yes
+    fi
+    runs=plain
+    [ "$mistakes" = no ] || runs="--check --swap"
+    PG_UPGRADE_RUNS=$runs pg_upgrade_into "auto-$((k - 1))" "$old_key" "auto-$k" "$to" "${auto_conf[@]}" \
         "$(registry_conf "reg-$((k - 1))")"
     use "$from"
     sf_expect_eq "$step: pg_upgrade's starts of the 'auto' node took no lease" "$before" \
         "$(leases "reg-$((k - 1))")"
-    sf_expect_eq "$step: ... and left the old cluster's state file as it was" "$old_state" \
-        "$(sf_as_server sha256sum "$(sf_datadir "auto-$((k - 1))")/snowflake_id.state")"
-    sf_expect_eq "$step: ... and wrote none into the new cluster" no \
-        "$(sf_as_server test -e "$(sf_datadir "auto-$k")/snowflake_id.state" && echo yes || echo no)"
+    sf_expect_eq "$step: ... and wrote no state file into the new cluster, but the mark" "no yes" \
+        "$(sf_as_server test -e "$(sf_datadir "auto-$k")/snowflake_id.state" && echo yes || echo no) $(
+            sf_as_server test -e "$(sf_datadir "auto-$k")/snowflake_id.upgraded" && echo yes || echo no)"
+    sf_expect_eq "$step: ... and the old one, its file its own, got no mark" no \
+        "$(sf_as_server test -e "$(sf_datadir "auto-$((k - 1))")/snowflake_id.upgraded" && echo yes || echo no)"
 
     # The registry's cluster, its state file copied before the first start.
     sf_stop "reg-$((k - 1))"
@@ -202,15 +221,39 @@ for ((k = 0; k < ${#releases[@]}; k++)); do
     echo "$((offset * 3600))" >"$SF_CLOCK"
     sf_conf "auto-$k" "$(registry_conf "reg-$k")"
     start_auto "auto-$k" || sf_die "auto-$k did not start"
-    sf_expect_match "$step: without the copy, the 'auto' node's log says so" \
-        'LOG: +snowflake_id: no state file; the generator starts at' "$(sf_server_log "auto-$k")"
+    sf_expect_match "$step: without the copy, the 'auto' node warns that it refuses" \
+        'WARNING: +snowflake_id: this cluster was made by pg_upgrade and has no state file' \
+        "$(sf_server_log "auto-$k")"
+    out=$(sf_psql "auto-$k" -c "SELECT snowflake_nextval()" 2>&1 || true)
+    sf_expect_match "$step: ... and refuses, naming the copy" 'HINT: +.*cp -p OLD_DATADIR/snowflake_id.state' "$out"
     sf_stop "auto-$k"
-    sf_as_server cp -p "$(sf_datadir "auto-$((k - 1))")/snowflake_id.state" "$(sf_datadir "auto-$k")/"
+    auto_state=$(sf_datadir "auto-$k")/snowflake_id.state
+    if [ "$mistakes" = yes ] && [ "$(id -u)" = 0 ]; then
+        # Copied as root without -p: root's, mode 0600.
+        cp "$(sf_datadir "auto-$((k - 1))")/snowflake_id.state" "$auto_state"
+        start_auto "auto-$k" || sf_die "auto-$k did not start with a root copy"
+        out=$(sf_psql "auto-$k" -c "SELECT snowflake_nextval()" 2>&1 || true)
+        sf_expect_match "$step: a root-owned copy is called unreadable, not corrupt" \
+            'ERROR: +.*"snowflake_id.state" cannot be read by the server: Permission denied' "$out"
+        sf_stop "auto-$k"
+        rm -f "$auto_state"
+    fi
+    sf_as_server cp -p "$(sf_datadir "auto-$((k - 1))")/snowflake_id.state" "$auto_state"
     sf_as_server rm -f "$SF_WORK/auto-$k/server.log"
     start_auto "auto-$k" || sf_die "auto-$k did not restart"
+    sf_poll "auto-$k" "SELECT lease_state FROM snowflake_status()" held
     sf_expect_match "$step: with the copy, the 'auto' node resumes from the file" \
         'LOG: +snowflake_id: the generator resumes at .*, above ' "$(sf_server_log "auto-$k")"
-    sf_poll "auto-$k" "SELECT lease_state FROM snowflake_status()" held
+    sf_expect_match "$step: ... takes its node id back as after a restart" \
+        'LOG: +snowflake_id: took back node id [0-9]+, which the cluster this one was upgraded from held' \
+        "$(sf_server_log "auto-$k")"
+    sf_expect_match "$step: ... and warns of its clock as a static node does" \
+        'WARNING: +snowflake_id: the wall clock \(.*\) is [0-9]+ ms behind the last ID issued before' \
+        "$(sf_server_log "auto-$k")"
+    if grep -q "the lead comes from the node id lease\|previous holder of node id" "$SF_WORK/auto-$k/server.log"; then
+        sf_die "$step: the upgrade was taken for a takeover: $(grep 'lead comes from\|previous holder' "$SF_WORK/auto-$k/server.log")"
+    fi
+    sf_log "ok: $step: ... not the takeover's line"
 
     # New IDs: above every ID either cluster issued in every step so far.
     add_rows "reg-$k" "$to" 5000

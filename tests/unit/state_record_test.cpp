@@ -94,6 +94,34 @@ TEST(StateRecord, LeadFromLeaseSharesTheExactByte) {
     EXPECT_TRUE(back.exact);
     EXPECT_TRUE(back.lease_held);
     EXPECT_TRUE(back.bound_is_reservation);
+    EXPECT_FALSE(back.upgrade_handoff);
+    record.upgrade_handoff = true;
+    encode_state(record, bytes);
+    EXPECT_EQ(bytes[35], 29);
+    ASSERT_TRUE(decode_state(bytes, sizeof bytes, &back));
+    EXPECT_TRUE(back.upgrade_handoff);
+    EXPECT_TRUE(back.bound_is_reservation);
+}
+
+// A cluster made by pg_upgrade resumes only from the record the old
+// cluster's binary-upgrade stop handed over, or from one of its own.
+TEST(StateRecord, UpgradedStartNeedsTheHandOff) {
+    using snowflake::judge_upgraded_start;
+    using snowflake::UpgradedStart;
+    const uint64_t own = 0x7311223344556677ull;
+    StateRecord r = sample();
+    r.system_id = 0x1111;  // the old cluster's
+    EXPECT_EQ(judge_upgraded_start(false, r, own), UpgradedStart::no_state) << "copy forgotten";
+    EXPECT_EQ(judge_upgraded_start(true, r, own), UpgradedStart::not_handoff)
+        << "a copy from a backup, taken before pg_upgrade ran";
+    r.upgrade_handoff = true;
+    EXPECT_EQ(judge_upgraded_start(true, r, own), UpgradedStart::resume) << "the hand-off";
+    r.upgrade_handoff = false;
+    r.system_id = own;
+    EXPECT_EQ(judge_upgraded_start(true, r, own), UpgradedStart::resume)
+        << "its own record: it issued since";
+    r.system_id = 0;
+    EXPECT_EQ(judge_upgraded_start(true, r, 0), UpgradedStart::not_handoff) << "format 1";
 }
 
 // A run id names the boot its run started in: a record of a run of this boot

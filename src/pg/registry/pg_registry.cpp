@@ -403,10 +403,29 @@ bool confirm_set_aside(snowflake::RegistryStore &store, const snowflake::LeaseGr
         s->set_aside_confirmed = rc == 0;
         LWLockRelease(s->lock);
         if (rc == 0) {
-            ereport(LOG, (errmsg("snowflake_id: the state file is set aside as \"%s/%s\"; the "
-                                 "registry's bound for node id %lld protects the IDs issued before",
-                                 DataDir, sf_state_file_set_aside_name,
-                                 static_cast<long long>(grant.node))));
+            // Which ids the IDs before were issued on: a stale file still
+            // says; a corrupt one does not.
+            const int64_t stored_node = s->stored.node_id;
+            ereport(
+                LOG,
+                (errmsg("snowflake_id: the state file is set aside as \"%s/%s\"; node id "
+                        "%lld resumes above the bound the registry recorded for it",
+                        DataDir, sf_state_file_set_aside_name, static_cast<long long>(grant.node)),
+                 stored_node == grant.node
+                     ? errdetail("The set-aside file's IDs were issued on node id %lld too: "
+                                 "they lie below that bound.",
+                                 static_cast<long long>(stored_node))
+                 : stored_node >= 0
+                     ? errdetail("The set-aside file's IDs were issued on node id %lld, not "
+                                 "on %lld: they lie below the bound the registry recorded "
+                                 "for node id %lld, which its next holder starts above.",
+                                 static_cast<long long>(stored_node),
+                                 static_cast<long long>(grant.node),
+                                 static_cast<long long>(stored_node))
+                     : errdetail("The set-aside file no longer says which node id its IDs "
+                                 "were issued on; each node id's IDs lie below the bound "
+                                 "the registry recorded for it, which its next holder starts "
+                                 "above.")));
             return true;
         }
         errno = rc;
@@ -439,7 +458,9 @@ void warn_replaced(const snowflake::Error &err) {
 
 snowflake::StoreOutcome acquire(snowflake::RegistryStore &store) {
     const auto refusal = static_cast<Refusal>(sf_shared->refusal.load());
-    if (refusal == Refusal::state_stale || refusal == Refusal::state_unreadable) {
+    if (refusal == Refusal::state_stale || refusal == Refusal::state_unreadable ||
+        refusal == Refusal::upgrade_without_state ||
+        refusal == Refusal::upgrade_state_not_handoff) {
         // Nothing can be issued until the DBA acts on the state file: a
         // lease would only keep an id from others.
         set_message("the state file must be dealt with first (see snowflake_nextval()'s ERROR)");
@@ -486,7 +507,12 @@ snowflake::StoreOutcome acquire(snowflake::RegistryStore &store) {
         return snowflake::StoreOutcome::refused;
     }
     const Ownership own = grant_ownership(grant);
-    if (own == Ownership::previous_run) {
+    if (own == Ownership::previous_run && sf_shared->state_from_upgrade) {
+        ereport(LOG, (errmsg("snowflake_id: took back node id %lld, which the cluster this one was "
+                             "upgraded from held until its clean shutdown; the generator resumes "
+                             "at the floor that shutdown recorded, as after a restart",
+                             static_cast<long long>(grant.node))));
+    } else if (own == Ownership::previous_run) {
         ereport(LOG, (errmsg("snowflake_id: took back node id %lld, which the previous run of this "
                              "server held until its clean shutdown; the generator resumes at the "
                              "floor that shutdown recorded",

@@ -8,6 +8,7 @@ parameter is drawn from the seeded RNG before anything is timed, so a seed
 replays the same sequence."""
 
 import os
+import shutil
 import signal
 import subprocess
 import time
@@ -15,7 +16,8 @@ import time
 from . import config, copies
 from .ledger import Violation, node_bits
 from .probe import NOT_PRELOADED
-from .procs import CLIENT_BIN, HarnessError, children
+from .procs import AS_ROOT, CLIENT_BIN, STAGE_BIN, HarnessError, as_server, children, make_dir, run
+from .servers import SideServer, _initdb
 
 
 def _start(sim, node, why):
@@ -358,6 +360,88 @@ def idle(sim, rng):
     return {}
 
 
+# What a new cluster made by pg_upgrade says when it must not issue
+# (docs/upgrading.md, "Forgetting the copy"), by mistake.
+UPGRADE_REFUSALS = {
+    "forgotten": "this cluster was made by pg_upgrade and has no state file",
+    "root_copy": "cannot be read by the server: Permission denied",
+}
+
+
+def pg_upgrade(sim, rng):
+    """pg_upgrade of a node within the server's major (docs/upgrading.md):
+    its client paused, a clean stop, a new cluster made by initdb with the
+    node's settings (and its postgresql.auto.conf), pg_upgrade (plain,
+    --check first, or --link), then one of the DBA's mistakes before the
+    copy of the state file: none, the copy forgotten, or the copy made as
+    root without -p. A start with the mistake must refuse to mint (a call
+    that mints is a violation: the old cluster's IDs could repeat); the
+    mistake repaired (cp -p), the new cluster is the node, and its first
+    start a clean restart of it (invariant 4: no lead, as after a restart)."""
+    node = rng.choice(sim.nodes)
+    options = rng.choice(("plain", "--check", "--link"))
+    mistake = rng.choice(("none", "forgotten", "root_copy" if AS_ROOT else "forgotten"))
+    sim.note(f"pg_upgrade of {node.name} ({options}), its state file copied "
+             + ("as the docs say" if mistake == "none" else
+                "only after a start without it" if mistake == "forgotten" else
+                "only after a start with a root-owned copy (cp without -p)"))
+    upgrade = os.path.join(STAGE_BIN, "pg_upgrade")
+    if not os.access(upgrade, os.X_OK):
+        raise HarnessError(f"no {upgrade}: the pg_upgrade event needs a server with pg_upgrade "
+                           f"(tests/lifecycle/run stages it where it exists)")
+    client = sim.clients[node.name]
+    prev_run = sim.runs[node.name]
+    client.pause()
+    try:
+        node.stop("fast")
+        node.copies += 1
+        name = f"{node.name}.upgrade{node.copies}"
+        new = SideServer(os.path.join(sim.dir, name), name, node.env)
+        _initdb(new.dir, node.settings(node.worker_cfg, node.registry_conf))
+        # ALTER SYSTEM's settings (worker_reload's) live there; pg_upgrade
+        # does not carry them.
+        run(as_server(["cp", "-p", os.path.join(node.data, "postgresql.auto.conf"),
+                       new.data]), 30)
+        work = os.path.join(new.dir, "run")
+        make_dir(work)
+        runs = [["--check"], []] if options == "--check" else [[] if options == "plain" else [options]]
+        for extra in runs:
+            p = run(as_server([upgrade, "-b", STAGE_BIN, "-B", STAGE_BIN, "-d", node.data,
+                               "-D", new.data, "-s", work, "-p", "50432", "-P", "50433"] + extra),
+                    300, check=False, cwd=work)
+            if p.returncode != 0:
+                raise HarnessError(f"pg_upgrade {' '.join(extra)} of {node.name} failed: "
+                                   f"{(p.stdout + p.stderr).strip()[-2000:]}")
+        old_state = os.path.join(node.data, "snowflake_id.state")
+        new_state = os.path.join(new.data, "snowflake_id.state")
+        if mistake != "none":
+            if mistake == "root_copy":
+                shutil.copy(old_state, new_state)  # root's, mode 0600
+            ok, out = new.start()
+            if not ok:
+                raise Violation(3, f"{name} did not start ({mistake}): {out}")
+            rc, got, err = new.sql("SELECT snowflake_nextval()")
+            if rc == 0:
+                raise Violation(1, f"{name}, made by pg_upgrade, minted {got.strip()} with its "
+                                   f"state file {mistake}: the old cluster's IDs can repeat")
+            if UPGRADE_REFUSALS[mistake] not in err:
+                raise Violation(3, f"{name} ({mistake}) refused, but not saying "
+                                   f"'{UPGRADE_REFUSALS[mistake]}': {err.strip()}")
+            new.stop("fast")
+            if mistake == "root_copy":
+                os.unlink(new_state)
+        run(as_server(["cp", "-p", old_state, new_state]), 30)
+        ok, out = new.start()
+        if not ok:
+            raise Violation(3, f"{name} did not start with the state file copied: {out}")
+        node.become(new, keep_old=bool(os.environ.get("SF_KEEP_WORK")))
+    finally:
+        client.resume()
+    t = _touched(node, clean_restart=True)
+    t[node.name]["prev_run"] = prev_run
+    return t
+
+
 # name -> (function, weight). The copies and successors (copies.py) take
 # 1 of 50 each: each costs 10 to 25 s against 1 to 6 s for most others.
 EVENTS = {
@@ -379,4 +463,5 @@ EVENTS = {
     "split_brain_restart": (copies.split_brain_restart, 1),
     "promote_registry_down": (copies.promote_registry_down, 1),
     "logical_restore": (copies.logical_restore, 1),
+    "pg_upgrade": (pg_upgrade, 1),
 }
