@@ -101,5 +101,6 @@ void sf_refuse_in_read_only(const char *call) {
              errdetail("It raises the floor every session's IDs resume above, and may write WAL "
                        "and the state file to reserve IDs, as nextval() moves a sequence."),
              errhint("Call it in a read-write transaction (not BEGIN READ ONLY, nor with "
-                     "default_transaction_read_only = on); an INSERT's DEFAULT always is one.")));
+                     "default_transaction_read_only = on); an INSERT into a temporary table "
+                     "inside a read-only transaction meets this too.")));
 }
