@@ -18,9 +18,9 @@
 -- function's message (snowflake_registry_refuse_old_server names the 1.5
 -- of 1.5.0-1 too), and adds the registry's record of WAL positions and
 -- timelines (issue 42: two columns of snowflake_registry_lease, the table
--- snowflake_registry_timeline) and grants the database owner SELECT and INSERT
--- on the registry's tables (issue 48: its pg_dump and pg_restore need them), nothing else. docs/upgrading.md, "1.5.0-1 and the
--- update to 1.7".
+-- snowflake_registry_timeline), and grants the database owner SELECT and
+-- INSERT on the registry's tables (issue 48: its pg_dump and pg_restore need
+-- them), nothing else. docs/upgrading.md, "1.5.0-1 and the update to 1.7".
 --
 -- What the sources cannot say, by hand: tools/sql-repair makes the update
 -- script snowflake_id--1.6--1.7.sql from this file, the repair's helpers
