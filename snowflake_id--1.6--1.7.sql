@@ -4707,10 +4707,22 @@ $repair$;
 -- src/sql/functions/snowflake_origin_arrived.sql
 -- The trigger of snowflake_origin: rows that arrive (a restore) make every
 -- database be checked again for restored IDs, once they are committed
--- (src/pg/pg_origins.cpp).
+-- (src/pg/pg_origins.cpp). Not for PUBLIC: a trigger of a user's table
+-- calling it would make every database of the server check again at each
+-- commit (the function refuses any table but snowflake_origin too).
 CREATE OR REPLACE FUNCTION snowflake_origin_arrived() RETURNS trigger
 AS 'MODULE_PATHNAME', 'snowflake_origin_arrived'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+-- Only on an object the repair created: the privileges of one that
+-- existed are the DBA's to keep.
+DO $repair$
+BEGIN
+IF snowflake_id.snowflake_repair_sets('function', ARRAY[NULL, 'snowflake_origin_arrived']::text[], ARRAY[]::text[]) THEN
+    REVOKE ALL ON FUNCTION snowflake_origin_arrived() FROM PUBLIC;
+END IF;
+END
+$repair$;
 
 -- Set where the repair created the object, where it has no comment, or
 -- one an earlier version gave it; a comment of the DBA's is kept.

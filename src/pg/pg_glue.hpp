@@ -200,11 +200,9 @@ Oid sf_extension_schema(Oid extension);
 // After a COPY FROM into `table` (ProcessUtility hook) of `columns` (its
 // column list, String nodes; NIL: every column): raises the floor above
 // those ID columns of the table and its partitions, before the COPY's
-// transaction commits. superuser_copy: a superuser ran it, and `before`
-// holds the columns' tops before it (what it moved is a superuser's input).
-struct SfColumnTop;
-void sf_check_copied(Oid table, List *columns, bool superuser_copy, const SfColumnTop *before,
-                     int before_count);
+// transaction commits; a load it cannot take on is recorded in
+// snowflake_origin, so that the database's first ID checks it again.
+void sf_check_copied(Oid table, List *columns);
 // Installs that hook (_PG_init, with shared_preload_libraries).
 void sf_install_copy_hook();
 
@@ -217,7 +215,12 @@ struct SfColumnTop {
     AttrNumber attnum;
     int64 top;
     bool trusted;
+    // The row holding the top was written by this transaction, into a table
+    // that no enabled trigger of a user's can rewrite rows of.
+    bool written_here;
 };
+// Whether the table has an enabled trigger that is not the system's own.
+bool sf_has_user_triggers(Oid relid);
 // Reads every ID column of the database (only_table: of that table and its
 // inheritance children and partitions; only_columns, a list of String
 // nodes: those of these names) without the planner or any user code;

@@ -300,7 +300,12 @@ int origins_waiting(StringInfo origins) {
 // under a search_path of pg_catalog alone; rows another session is marking
 // are left to it. Only where the transaction may write: the floor is
 // durable either way, so a check repeated later finds nothing to raise.
-void mark_origins_checked() {
+// Runs `statements` (SQL over snowflake_origin with $1 the numeric system
+// identifier `server`) as the table's owner, in a security-restricted
+// operation under a search_path of pg_catalog alone: the caller (any role
+// that mints or copies) needs no right on it, and no object of the
+// caller's can be reached. Only where the transaction may write.
+void write_origins_as_owner(const char *const *statements, int count, Datum server) {
     if (XactReadOnly || RecoveryInProgress()) {
         return;
     }
@@ -328,32 +333,54 @@ void mark_origins_checked() {
         elog(ERROR, "snowflake_id: SPI_connect failed");
     }
     Oid types[1] = {NUMERICOID};
-    Datum values[1] = {system_identifier_numeric()};
-    int rc = SPI_execute_with_args(
+    Datum values[1] = {server};
+    for (int i = 0; i < count; ++i) {
+        const int rc = SPI_execute_with_args(statements[i], 1, types, values, nullptr, false, 0);
+        if (rc != SPI_OK_UPDATE && rc != SPI_OK_INSERT) {
+            elog(ERROR, "snowflake_id: writing snowflake_origin failed: %s",
+                 SPI_result_code_string(rc));
+        }
+    }
+    SPI_finish();
+    AtEOXact_GUC(true, guc_level);
+    SetUserIdAndSecContext(saved_user, saved_context);
+}
+
+// Marks the rows of other servers checked by this one, and records this
+// server's own row (a dump of this database carries it, so that a restore
+// elsewhere checks the IDs issued here). Rows another session is marking
+// are left to it. The floor is durable either way, so a check repeated
+// later (a read-only transaction marks nothing) finds nothing to raise.
+void mark_origins_checked() {
+    static const char *const statements[] = {
         "UPDATE snowflake_id.snowflake_origin o SET checked_by = $1, checked_at = pg_catalog.now() "
         "WHERE o.ctid OPERATOR(pg_catalog.=) ANY (ARRAY(SELECT w.ctid "
         "FROM snowflake_id.snowflake_origin w "
         "WHERE w.system_identifier OPERATOR(pg_catalog.<>) $1 "
         "AND (w.checked_by IS NULL OR w.checked_by OPERATOR(pg_catalog.<>) $1) "
         "FOR UPDATE SKIP LOCKED))",
-        1, types, values, nullptr, false, 0);
-    if (rc != SPI_OK_UPDATE) {
-        elog(ERROR, "snowflake_id: marking snowflake_origin failed: %s",
-             SPI_result_code_string(rc));
-    }
-    rc = SPI_execute_with_args(
         "INSERT INTO snowflake_id.snowflake_origin (system_identifier, database_name) "
         "SELECT $1, pg_catalog.current_database() WHERE NOT EXISTS ("
         "SELECT FROM snowflake_id.snowflake_origin o "
-        "WHERE o.system_identifier OPERATOR(pg_catalog.=) $1)",
-        1, types, values, nullptr, false, 0);
-    if (rc != SPI_OK_INSERT) {
-        elog(ERROR, "snowflake_id: recording this server in snowflake_origin failed: %s",
-             SPI_result_code_string(rc));
-    }
-    SPI_finish();
-    AtEOXact_GUC(true, guc_level);
-    SetUserIdAndSecContext(saved_user, saved_context);
+        "WHERE o.system_identifier OPERATOR(pg_catalog.=) $1)"};
+    write_origins_as_owner(statements, 2, system_identifier_numeric());
+}
+
+// A COPY whose values the check could not take on (beyond their limit, or
+// the server not issuing): a row of "server 0" in snowflake_origin (no
+// cluster has system identifier 0: initdb derives it from the time), written
+// with the COPY's transaction, so that the database's first ID checks it
+// again and refuses until it is settled (the WARNING alone would let IDs be
+// issued below those values).
+void record_load_to_check() {
+    static const char *const statements[] = {
+        "INSERT INTO snowflake_id.snowflake_origin (system_identifier, database_name) "
+        "SELECT $1, 'a load beyond its limit' WHERE NOT EXISTS ("
+        "SELECT FROM snowflake_id.snowflake_origin o "
+        "WHERE o.system_identifier OPERATOR(pg_catalog.=) $1 AND o.checked_by IS NULL)"};
+    write_origins_as_owner(statements, 1,
+                           DirectFunctionCall3(numeric_in, CStringGetDatum("0"),
+                                               ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1)));
 }
 
 // "column c of table s.t", for messages.
@@ -388,7 +415,7 @@ enum class CheckAt {
 // column only superusers write further ahead than an hour, any other
 // further ahead than max_clock_drift. Values below the floor already (a
 // superuser's snowflake_raise_floor()) pass.
-void take_on(const SfColumnTop *tops, int count, const char *origins, CheckAt at) {
+bool take_on(const SfColumnTop *tops, int count, const char *origins, CheckAt at) {
     int64_t raise_to = -1;
     int refused = -1;
     for (int i = 0; i < count; ++i) {
@@ -407,7 +434,7 @@ void take_on(const SfColumnTop *tops, int count, const char *origins, CheckAt at
         raise_floor_above(raise_to);
     }
     if (refused < 0) {
-        return;
+        return false;
     }
     const SfColumnTop &top = tops[refused];
     const char *database = quote_identifier(get_database_name(MyDatabaseId));
@@ -451,6 +478,7 @@ void take_on(const SfColumnTop *tops, int count, const char *origins, CheckAt at
                          "restores\".",
                          schema, static_cast<long long>(top.top))));
     }
+    return true;
 }
 
 // The check of the whole database (every_column: whatever snowflake_origin
@@ -467,7 +495,7 @@ int check_database(bool every_column, CheckAt at) {
     }
     SfColumnTop *tops = nullptr;
     const int count = sf_scan_id_columns(InvalidOid, NIL, &tops);
-    take_on(tops, count, origins.data, at);
+    (void)take_on(tops, count, origins.data, at);
     if (at == CheckAt::first_id) {
         mark_origins_checked();
     }
@@ -515,33 +543,32 @@ void sf_check_origins(uint64_t generation) {
     sf_origins_checked = generation;
 }
 
-void sf_check_copied(Oid table, List *columns, bool superuser_copy, const SfColumnTop *before,
-                     int before_count) {
-    if (!can_raise_now() || !OidIsValid(get_extension_oid("snowflake_id", true))) {
+void sf_check_copied(Oid table, List *columns) {
+    if (sf_shared == nullptr || !OidIsValid(get_extension_oid("snowflake_id", true))) {
         return;
     }
     CommandCounterIncrement();
     SfColumnTop *tops = nullptr;
     const int count = sf_scan_id_columns(table, columns, &tops);
+    if (count == 0) {
+        return;
+    }
+    if (!can_raise_now()) {
+        record_load_to_check();  // the first ID, once the server issues, checks
+        return;
+    }
     // A superuser's COPY (pg_restore's data, run as a superuser, into tables
-    // an application's role owns): a column's top above the one before the
-    // COPY came from what the superuser loaded, and is as trusted as a
-    // value only superusers can write. A top the COPY did not move keeps the
-    // trust of its table.
-    if (superuser_copy) {
+    // an application's role owns): a column's top written by this very
+    // transaction, into a table no trigger of a user's can rewrite rows of,
+    // is the superuser's input, as trusted as values only superusers write.
+    // A top written by anyone else keeps the trust of its table.
+    if (superuser() && !sf_has_user_triggers(table)) {
         for (int i = 0; i < count; ++i) {
-            bool moved = true;
-            for (int j = 0; j < before_count; ++j) {
-                if (before[j].relid == tops[i].relid && before[j].attnum == tops[i].attnum) {
-                    moved = tops[i].top > before[j].top;
-                    break;
-                }
-            }
-            tops[i].trusted = tops[i].trusted || moved;
+            tops[i].trusted = tops[i].trusted || tops[i].written_here;
         }
     }
-    if (count > 0) {
-        take_on(tops, count, "a COPY", CheckAt::arrival);
+    if (take_on(tops, count, "a COPY", CheckAt::arrival)) {
+        record_load_to_check();
     }
 }
 
@@ -565,29 +592,15 @@ void copy_aware_process_utility(PlannedStmt *pstmt, const char *query, bool read
             columns = static_cast<List *>(copyObjectImpl(copy->attlist));
         }
     }
-    // What a superuser's COPY loads is the superuser's input: the columns'
-    // tops before it tell its values from those already there.
-    SfColumnTop *before = nullptr;
-    int before_count = 0;
-    bool superuser_copy = false;
-    if (target != nullptr && superuser() && sf_shared != nullptr) {
-        const Oid table = RangeVarGetRelid(target, NoLock, true);
-        if (OidIsValid(table)) {
-            superuser_copy = true;
-            before_count = sf_scan_id_columns(table, columns, &before);
-        }
-    }
+    // Resolved once, before the COPY runs: what it loads goes into this table.
+    const Oid table = target != nullptr ? RangeVarGetRelid(target, NoLock, true) : InvalidOid;
     if (previous_process_utility != nullptr) {
         previous_process_utility(pstmt, query, read_only_tree, context, params, env, dest, qc);
     } else {
         standard_ProcessUtility(pstmt, query, read_only_tree, context, params, env, dest, qc);
     }
-    if (target != nullptr) {
-        // The COPY holds its lock on the table until the transaction ends.
-        const Oid table = RangeVarGetRelid(target, NoLock, true);
-        if (OidIsValid(table)) {
-            sf_check_copied(table, columns, superuser_copy, before, before_count);
-        }
+    if (OidIsValid(table)) {
+        sf_check_copied(table, columns);  // the COPY holds its lock until the end
     }
 }
 
@@ -653,6 +666,18 @@ extern "C" Datum snowflake_origin_arrived(PG_FUNCTION_ARGS) {
     if (!CALLED_AS_TRIGGER(fcinfo)) {
         ereport(ERROR, (errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
                         errmsg("snowflake_origin_arrived() is a trigger function")));
+    }
+    // Only the extension's table: rows of another would move the server-wide
+    // generation, and every database's backends would check again.
+    const Relation fired_on = reinterpret_cast<TriggerData *>(fcinfo->context)->tg_relation;
+    const Oid schema = get_namespace_oid("snowflake_id", true);
+    if (!OidIsValid(schema) ||
+        RelationGetRelid(fired_on) != get_relname_relid("snowflake_origin", schema)) {
+        ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+                        errmsg("snowflake_origin_arrived() is the trigger of "
+                               "snowflake_id.snowflake_origin, not of table \"%s\"",
+                               RelationGetRelationName(fired_on)),
+                        errhint("Drop the trigger that calls it.")));
     }
     if (!xact_callback_registered) {
         RegisterXactCallback(origins_xact_callback, nullptr);

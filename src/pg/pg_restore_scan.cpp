@@ -50,6 +50,8 @@ extern "C" {
 #include "catalog/pg_class.h"
 #include "catalog/pg_depend.h"
 #include "catalog/pg_attribute.h"
+#include "catalog/pg_auth_members.h"
+#include "catalog/pg_authid.h"
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
@@ -63,7 +65,10 @@ extern "C" {
 #include "utils/acl.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
+#include "access/xact.h"
 #include "utils/rel.h"
+#include "commands/trigger.h"
+#include "utils/reltrigger.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
 }
@@ -334,22 +339,44 @@ bool only_superusers_write(Oid relid, const char *column) {
     return trusted;
 }
 
+// Whether a role that is not a superuser holds pg_write_all_data (PostgreSQL
+// 14 and later), which writes every table whatever its ACL. Members of a
+// superuser's role that holds it are that superuser's grant, as below.
+bool others_write_all_data() {
+    Relation members = table_open(AuthMemRelationId, AccessShareLock);
+    ScanKeyData key;
+    ScanKeyInit(&key, Anum_pg_auth_members_roleid, BTEqualStrategyNumber, F_OIDEQ,
+                ObjectIdGetDatum(ROLE_PG_WRITE_ALL_DATA));
+    SysScanDesc scan = systable_beginscan(members, AuthMemRoleMemIndexId, true, nullptr, 1, &key);
+    bool found = false;
+    HeapTuple tuple;
+    while (!found && HeapTupleIsValid(tuple = systable_getnext(scan))) {
+        found = !superuser_arg(reinterpret_cast<Form_pg_auth_members>(GETSTRUCT(tuple))->member);
+    }
+    systable_endscan(scan);
+    table_close(members, AccessShareLock);
+    return found;
+}
+
 // Whether only superusers can have written the column's values: the table
-// and, for a partition, every partitioned table above it (rows inserted
-// there land in the partition, checked against the parent's ACL only).
+// and every table above it, partitioned or inheritance parent (rows
+// inserted or updated through a parent land in the child, checked against
+// the parent's ACL only), and no non-superuser holding pg_write_all_data.
 // Membership in a superuser's role is a superuser's grant, and so trusted.
-bool trusted_source(Oid relid, AttrNumber attnum) {
+bool trusted_source(Oid relid, AttrNumber attnum, bool others_write_all) {
+    if (others_write_all) {
+        return false;
+    }
     char *column = get_attname(relid, attnum, false);
     if (!only_superusers_write(relid, column)) {
         return false;
     }
-    if (get_rel_relispartition(relid)) {
-        List *ancestors = get_partition_ancestors(relid);
-        ListCell *cell;
-        foreach (cell, ancestors) {
-            if (!only_superusers_write(lfirst_oid(cell), column)) {
-                return false;
-            }
+    List *ancestors = NIL;
+    add_ancestors(relid, &ancestors);
+    ListCell *cell;
+    foreach (cell, ancestors) {
+        if (!only_superusers_write(lfirst_oid(cell), column)) {
+            return false;
         }
     }
     return true;
@@ -381,9 +408,23 @@ Relation plain_btree_index(Relation rel, AttrNumber attnum, Oid type) {
     return nullptr;
 }
 
+// Whether this transaction wrote the row in the slot (its xmin is ours or
+// one of our subtransactions').
+bool written_by_this_transaction(TupleTableSlot *slot) {
+    bool should_free = false;
+    HeapTuple tuple = ExecFetchSlotHeapTuple(slot, false, &should_free);
+    const bool here = TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetXmin(tuple->t_data));
+    if (should_free) {
+        heap_freetuple(tuple);
+    }
+    return here;
+}
+
 // The column's largest value visible to `snapshot`, from the high end of a
-// plain btree index, else from a scan of the heap. False if it holds none.
-bool read_top(Relation rel, AttrNumber attnum, Oid type, Snapshot snapshot, int64 *top) {
+// plain btree index, else from a scan of the heap, and whether this
+// transaction wrote the row holding it. False if it holds none.
+bool read_top(Relation rel, AttrNumber attnum, Oid type, Snapshot snapshot, int64 *top,
+              bool *written_here) {
     TupleTableSlot *slot = table_slot_create(rel, nullptr);
     bool found = false;
     Relation index = plain_btree_index(rel, attnum, type);
@@ -403,6 +444,7 @@ bool read_top(Relation rel, AttrNumber attnum, Oid type, Snapshot snapshot, int6
             const Datum value = slot_getattr(slot, attnum, &isnull);
             if (!isnull) {
                 *top = DatumGetInt64(value);
+                *written_here = written_by_this_transaction(slot);
                 found = true;
             }
         }
@@ -416,6 +458,7 @@ bool read_top(Relation rel, AttrNumber attnum, Oid type, Snapshot snapshot, int6
             const Datum value = slot_getattr(slot, attnum, &isnull);
             if (!isnull && (!found || DatumGetInt64(value) > *top)) {
                 *top = DatumGetInt64(value);
+                *written_here = written_by_this_transaction(slot);
                 found = true;
             }
         }
@@ -423,6 +466,20 @@ bool read_top(Relation rel, AttrNumber attnum, Oid type, Snapshot snapshot, int6
     }
     ExecDropSingleTupleTableSlot(slot);
     return found;
+}
+
+// Whether an enabled trigger of a user's is on the table (the system's own,
+// foreign keys' among them, are internal): one could rewrite the rows a
+// superuser's COPY writes.
+bool relation_has_user_triggers(Relation rel) {
+    const TriggerDesc *triggers = rel->trigdesc;
+    for (int i = 0; triggers != nullptr && i < triggers->numtriggers; ++i) {
+        if (!triggers->triggers[i].tgisinternal &&
+            triggers->triggers[i].tgenabled != TRIGGER_DISABLED) {
+            return true;
+        }
+    }
+    return false;
 }
 
 // Whether a COPY's column list (String nodes) names the column.
@@ -471,6 +528,7 @@ int sf_scan_id_columns(Oid only_table, List *only_columns, SfColumnTop **tops) {
     // caller's transaction began (REPEATABLE READ) are seen too, and a COPY
     // of this transaction (the caller advanced the command counter).
     Snapshot snapshot = RegisterSnapshot(GetLatestSnapshot());
+    const bool others_write_all = count > 0 && others_write_all_data();
     for (int i = 0; i < count; ++i) {
         if (only != NIL && !list_member_oid(only, found[i].relid)) {
             continue;
@@ -485,11 +543,13 @@ int sf_scan_id_columns(Oid only_table, List *only_columns, SfColumnTop **tops) {
         const Oid type =
             getBaseType(TupleDescAttr(RelationGetDescr(rel), found[i].attnum - 1)->atttypid);
         int64 top = 0;
-        if (read_top(rel, found[i].attnum, type, snapshot, &top)) {
+        bool written_here = false;
+        if (read_top(rel, found[i].attnum, type, snapshot, &top, &written_here)) {
             out[n].relid = found[i].relid;
             out[n].attnum = found[i].attnum;
             out[n].top = top;
-            out[n].trusted = trusted_source(found[i].relid, found[i].attnum);
+            out[n].trusted = trusted_source(found[i].relid, found[i].attnum, others_write_all);
+            out[n].written_here = written_here && !relation_has_user_triggers(rel);
             ++n;
         }
         table_close(rel, AccessShareLock);
@@ -497,4 +557,14 @@ int sf_scan_id_columns(Oid only_table, List *only_columns, SfColumnTop **tops) {
     UnregisterSnapshot(snapshot);
     *tops = out;
     return n;
+}
+
+bool sf_has_user_triggers(Oid relid) {
+    Relation rel = try_table_open(relid, AccessShareLock);
+    if (rel == nullptr) {
+        return false;
+    }
+    const bool has = relation_has_user_triggers(rel);
+    table_close(rel, AccessShareLock);
+    return has;
 }

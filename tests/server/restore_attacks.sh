@@ -227,6 +227,49 @@ elsewhere_above "a \\copy of a CSV" "$v"
 sf_expect_match "the COPY's raise is logged" "floor was raised above $v in database \"seen\"" \
     "$(sf_server_log attacks)"
 
+# --- what a superuser's COPY loads is trusted only as the superuser's ---------------
+# (The floor lies 13 minutes ahead: the trusted raises above.) In a
+# database of evil's: (a) evil's BEFORE INSERT trigger rewrites what a
+# superuser's COPY loads to an ID 59 minutes ahead; (b) a role holding
+# pg_write_all_data plants that ID in a superuser's table and COPYs one row
+# of its own. Neither moves another database's IDs toward it.
+sf_psql attacks -c "CREATE DATABASE evil2 OWNER evil" -c "CREATE ROLE etl LOGIN" \
+    -c "GRANT pg_write_all_data TO etl"
+sf_psql attacks -d evil2 -c "CREATE EXTENSION snowflake_id" \
+    -c "CREATE TABLE public.sealed (id bigint PRIMARY KEY DEFAULT snowflake_nextval())"
+v=$(sf_psql attacks -d evil2 -c "SELECT snowflake_from_timestamp(clock_timestamp() + interval '59 min')")
+sf_psql attacks -d evil2 <<SQL
+SET ROLE evil;
+CREATE TABLE public.rewritten (id bigint PRIMARY KEY DEFAULT snowflake_nextval());
+CREATE FUNCTION public.rewrite() RETURNS trigger LANGUAGE plpgsql AS \$\$
+BEGIN NEW.id := $v; RETURN NEW; END \$\$;
+CREATE TRIGGER rewrite BEFORE INSERT ON public.rewritten FOR EACH ROW EXECUTE FUNCTION public.rewrite();
+SQL
+small_csv=$(sf_shared_file small.csv)
+sf_psql attacks -d evil2 -c "SELECT snowflake_nextval()" >"$small_csv"
+sf_psql attacks -d evil2 -c "\\copy public.rewritten FROM '$small_csv' CSV" >/dev/null 2>&1
+sf_expect_eq "a superuser's COPY rewritten by the owner's trigger held the planted ID" "$v" \
+    "$(sf_psql attacks -d evil2 -c "SELECT max(id) FROM public.rewritten")"
+sf_expect_eq "it moves no other database's IDs toward it" t \
+    "$(sf_psql attacks -d apps -c "SELECT snowflake_nextval() < $v - (snowflake_from_timestamp(clock_timestamp() + interval '40 min') - snowflake_from_timestamp(clock_timestamp()))")"
+"$SF_CLIENT_BIN/psql" -h "$(sf_sockdir attacks)" -p "$SF_PORT" -U etl -d evil2 -X -A -t -q \
+    -c "INSERT INTO public.sealed VALUES ($v)"
+"$SF_CLIENT_BIN/psql" -h "$(sf_sockdir attacks)" -p "$SF_PORT" -U etl -d evil2 -X -A -t -q \
+    -c "\\copy public.sealed FROM '$small_csv' CSV" >/dev/null 2>&1
+sf_expect_eq "a pg_write_all_data member's ID in a superuser's table moves no other database" t \
+    "$(sf_psql attacks -d apps -c "SELECT snowflake_nextval() < $v - (snowflake_from_timestamp(clock_timestamp() + interval '40 min') - snowflake_from_timestamp(clock_timestamp()))")"
+# Nobody but snowflake_origin's own trigger calls snowflake_origin_arrived():
+# another table's commits would make every database check again.
+misuse=$(sf_psql attacks -d evil2 -c "SET ROLE evil" -c "CREATE TEMP TABLE churn (x int)" \
+    -c "CREATE TRIGGER churn AFTER INSERT ON churn FOR EACH STATEMENT EXECUTE FUNCTION snowflake_origin_arrived()" 2>&1 || true)
+sf_expect_match "a role cannot hang snowflake_origin_arrived() on a table of its own" \
+    "permission denied for function snowflake_origin_arrived" "$misuse"
+misuse=$(sf_psql attacks -d evil2 -c "CREATE TABLE public.churn (x int)" \
+    -c "CREATE TRIGGER churn AFTER INSERT ON public.churn FOR EACH STATEMENT EXECUTE FUNCTION snowflake_origin_arrived()" \
+    -c "INSERT INTO public.churn VALUES (1)" 2>&1 || true)
+sf_expect_match "nor does it fire for another table" \
+    "is the trigger of snowflake_id.snowflake_origin, not of table \"churn\"" "$misuse"
+
 # --- a database's owner moves no other database's IDs ahead ------------------------
 # evil's own table, an ID 59 minutes ahead, and an origin row: its check
 # raises the floor no further than max_clock_drift (1 s) for values a
@@ -242,6 +285,13 @@ warned=$("$SF_CLIENT_BIN/psql" -h "$(sf_sockdir attacks)" -p "$SF_PORT" -U evil 
     -c "\\copy public.planted FROM '$planted_csv' CSV" 2>&1)
 sf_expect_match "a non-superuser's COPY far ahead: a WARNING naming the column" \
     "DETAIL: +column id of table public.planted holds $v" "$warned"
+# The COPY alone, with no origin row, makes the database refuse: it recorded
+# itself for the first ID to check (with the WARNING only, IDs would be
+# issued below the loaded ones).
+after_copy=$("$SF_CLIENT_BIN/psql" -h "$(sf_sockdir attacks)" -p "$SF_PORT" -U evil -d evil -X -A -t -q \
+    -c "SELECT snowflake_nextval()" 2>&1 || true)
+sf_expect_match "after that COPY alone, the owner's database refuses" \
+    "ERROR: +the IDs in database evil lie further ahead" "$after_copy"
 sf_psql attacks -d evil -c "SET ROLE evil" \
     -c "INSERT INTO snowflake_id.snowflake_origin (system_identifier, database_name) VALUES (6, 'crafted')"
 refusal=$("$SF_CLIENT_BIN/psql" -h "$(sf_sockdir attacks)" -p "$SF_PORT" -U evil -d evil -X -A -t -q \
