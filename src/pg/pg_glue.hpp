@@ -221,6 +221,9 @@ struct SfColumnTop {
 };
 // Whether the table has an enabled trigger that is not the system's own.
 bool sf_has_user_triggers(Oid relid);
+// The newest snapshot the backend may take: the latest, or inside a
+// parallel operation the query's own.
+Snapshot sf_newest_snapshot();
 // Reads every ID column of the database (only_table: of that table and its
 // inheritance children and partitions; only_columns, a list of String
 // nodes: those of these names) without the planner or any user code;

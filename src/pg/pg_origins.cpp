@@ -261,7 +261,7 @@ int origins_waiting(StringInfo origins) {
     }
     const Datum here = system_identifier_numeric();
     Relation rel = table_open(origin, AccessShareLock);
-    Snapshot snapshot = RegisterSnapshot(GetLatestSnapshot());
+    Snapshot snapshot = RegisterSnapshot(sf_newest_snapshot());
     TableScanDesc scan = sf_compat_table_beginscan(rel, snapshot);
     TupleTableSlot *slot = table_slot_create(rel, nullptr);
     int waiting = 0;
@@ -304,9 +304,16 @@ int origins_waiting(StringInfo origins) {
 // identifier `server`) as the table's owner, in a security-restricted
 // operation under a search_path of pg_catalog alone: the caller (any role
 // that mints or copies) needs no right on it, and no object of the
-// caller's can be reached. Only where the transaction may write.
-void write_origins_as_owner(const char *const *statements, int count, Datum server) {
-    if (XactReadOnly || RecoveryInProgress()) {
+// caller's can be reached. Only where the transaction may write and
+// outside a parallel operation (a first snowflake_nextval() above a
+// Gather: no UPDATE there); `locks_rows` (FOR UPDATE) only at READ
+// COMMITTED, where rows another backend just marked are skipped, not a
+// serialization failure. Left out, marks wait for a later check: the floor
+// is durable either way.
+void write_origins_as_owner(const char *const *statements, int count, Datum server,
+                            bool locks_rows) {
+    if (XactReadOnly || RecoveryInProgress() || IsInParallelMode() ||
+        (locks_rows && IsolationUsesXactSnapshot())) {
         return;
     }
     const Oid schema = get_namespace_oid("snowflake_id", true);
@@ -363,7 +370,7 @@ void mark_origins_checked() {
         "SELECT $1, pg_catalog.current_database() WHERE NOT EXISTS ("
         "SELECT FROM snowflake_id.snowflake_origin o "
         "WHERE o.system_identifier OPERATOR(pg_catalog.=) $1)"};
-    write_origins_as_owner(statements, 2, system_identifier_numeric());
+    write_origins_as_owner(statements, 2, system_identifier_numeric(), true);
 }
 
 // A COPY whose values the check could not take on (beyond their limit, or
@@ -380,7 +387,8 @@ void record_load_to_check() {
         "WHERE o.system_identifier OPERATOR(pg_catalog.=) $1 AND o.checked_by IS NULL)"};
     write_origins_as_owner(statements, 1,
                            DirectFunctionCall3(numeric_in, CStringGetDatum("0"),
-                                               ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1)));
+                                               ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1)),
+                           false);
 }
 
 // "column c of table s.t", for messages.
@@ -536,6 +544,12 @@ void sf_check_origins(uint64_t generation) {
     LWLockRelease(s->lock);
     if (!checked) {
         (void)check_database(false, CheckAt::first_id);
+        // Inside a parallel query the check read the query's snapshot (no
+        // newer one may be taken there): the next call outside checks again.
+        // The floor a COPY raised covers rows committed since, meanwhile.
+        if (IsInParallelMode()) {
+            return;
+        }
         LWLockAcquire(s->lock, LW_EXCLUSIVE);
         s->origin_marks.mark(MyDatabaseId, generation);
         LWLockRelease(s->lock);

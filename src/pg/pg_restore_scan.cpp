@@ -527,7 +527,7 @@ int sf_scan_id_columns(Oid only_table, List *only_columns, SfColumnTop **tops) {
     // One snapshot for every column, the newest: rows committed since the
     // caller's transaction began (REPEATABLE READ) are seen too, and a COPY
     // of this transaction (the caller advanced the command counter).
-    Snapshot snapshot = RegisterSnapshot(GetLatestSnapshot());
+    Snapshot snapshot = RegisterSnapshot(sf_newest_snapshot());
     const bool others_write_all = count > 0 && others_write_all_data();
     for (int i = 0; i < count; ++i) {
         if (only != NIL && !list_member_oid(only, found[i].relid)) {
@@ -567,4 +567,10 @@ bool sf_has_user_triggers(Oid relid) {
     const bool has = relation_has_user_triggers(rel);
     table_close(rel, AccessShareLock);
     return has;
+}
+
+Snapshot sf_newest_snapshot() {
+    // A parallel operation may take no new snapshot (a first
+    // snowflake_nextval() evaluated above a Gather): the query's own.
+    return IsInParallelMode() ? GetActiveSnapshot() : GetLatestSnapshot();
 }

@@ -76,6 +76,21 @@ sf_psql attacks -d apps -c "SET ROLE app_owner" \
 sf_expect_eq "an ordinary role inserts after the owner's origin row" "" "$(app_insert second)"
 sf_expect_eq "the rows are there" 3 \
     "$(sf_psql attacks -d apps -c "SELECT count(*) FROM public.orders")"
+# A first ID inside a parallel query (snowflake_nextval() evaluated in the
+# leader above a Gather), with an origin row waiting: the check runs, and
+# marks nothing there (no UPDATE in a parallel operation).
+sf_psql attacks -d apps -c "SET ROLE app_owner" \
+    -c "CREATE TABLE public.wide AS SELECT g FROM generate_series(1, 100000) g" \
+    -c "GRANT SELECT ON public.wide TO app" \
+    -c "INSERT INTO snowflake_id.snowflake_origin (system_identifier, database_name) VALUES (7, 'parallel')"
+parallel_sql="SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;"
+sf_expect_match "the query's plan is parallel" "Gather" \
+    "$("$SF_CLIENT_BIN/psql" -h "$(sf_sockdir attacks)" -p "$SF_PORT" -U app -d apps -X -A -t -q \
+        -c "$parallel_sql EXPLAIN SELECT count(snowflake_nextval()) FROM public.wide WHERE g % 2 = 0" 2>&1)"
+sf_expect_eq "an ordinary role's first ID inside a parallel query" 50000 \
+    "$("$SF_CLIENT_BIN/psql" -h "$(sf_sockdir attacks)" -p "$SF_PORT" -U app -d apps -X -A -t -q \
+        -c "$parallel_sql SELECT count(snowflake_nextval()) FROM public.wide WHERE g % 2 = 0" 2>&1)"
 
 
 # --- no code of a table's owner runs in the check -------------------------------
