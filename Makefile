@@ -21,8 +21,8 @@
 #   make test-all-versions  the server tests against PostgreSQL 15 to 19 and 15.12,
 #                   PG_VERSIONS="16 ..." to choose (tests/all-versions,
 #                   docs/postgresql-versions.md)
-#   make test-pg-upgrade  pg_upgrade 15 -> 16 -> 17 -> 18 -> 19 with a registry,
-#                   static and 'auto' node ids (tests/server/pg_upgrade_chain.sh,
+#   make test-pg-upgrade  pg_upgrade 15 -> 16 -> 17 -> 18 -> 19, static and 'auto'
+#                   node ids, registries on both stores (tests/server/pg_upgrade_chain.sh,
 #                   docs/upgrading.md); full server binaries from tools/fetch-pg --full
 #   make bench      the benchmark (bench/run)
 #   make bench-durable  what the durable reservation costs (bench/durable-cost)
