@@ -203,7 +203,8 @@ Oid sf_extension_schema(Oid extension);
 // transaction commits; a load it cannot take on is recorded in
 // snowflake_origin, so that the database's first ID checks it again.
 void sf_check_copied(Oid table, List *columns);
-// Installs that hook (_PG_init, with shared_preload_libraries).
+// Installs that hook (the shmem_request_hook, after every preloaded
+// library's _PG_init: Citus must set its hooks first).
 void sf_install_copy_hook();
 
 // --- pg_restore_scan.cpp -------------------------------------------------------

@@ -29,8 +29,7 @@ void _PG_init(void) {
     sf_load_settings(preloading);
     if (preloading) {
         sf_register_wal_rmgr();
-        sf_install_shmem_hooks();
-        sf_install_copy_hook();
+        sf_install_shmem_hooks();  // installs the COPY hook too, once every library is loaded
         if (sf_registry_configured() && !IsBinaryUpgrade) {
             sf_register_registry_worker();
         }

@@ -58,11 +58,20 @@ void request_shmem() {
 }
 
 // shmem_request_hook: reserve our segment and lock (allowed only here).
+// It runs once every preloaded library's _PG_init has: the COPY hook goes
+// in here, not in _PG_init, because Citus refuses to load after a library
+// that set ProcessUtility_hook ("Citus has to be loaded first"), and
+// snowflake_id may be listed before it (tests/server/citus.sh, both orders).
 void sf_shmem_request() {
     if (prev_shmem_request_hook != nullptr) {
         prev_shmem_request_hook();
     }
     request_shmem();
+    static bool copy_hook_installed = false;
+    if (!copy_hook_installed) {
+        sf_install_copy_hook();
+        copy_hook_installed = true;
+    }
 }
 
 // The fingerprint of the machine's current boot (snowflake::run_id_for),
