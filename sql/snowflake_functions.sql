@@ -7,7 +7,8 @@ CREATE EXTENSION snowflake_id;
 SELECT proname, provolatile, proisstrict, proparallel
 FROM pg_proc WHERE proname LIKE 'snowflake\_%' ORDER BY proname;
 
--- Settings as the server sees them.
+-- Settings as the server sees them (registry and public_key, which hold
+-- secrets, are left out of pg_settings).
 SELECT name, setting, unit, context, vartype, min_val, max_val
 FROM pg_settings WHERE name LIKE 'snowflake_id.%' ORDER BY name;
 

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cstdio>
+#include <cstring>
 
 namespace snowflake {
 
@@ -45,14 +46,47 @@ bool starts_with_nocase(std::string_view text, std::size_t at, std::string_view 
     return true;
 }
 
-// At text[at] == "password" keyword followed by "=": where its value starts
+int hex_value(char c) {
+    if (c >= '0' && c <= '9') {
+        return c - '0';
+    }
+    const int lower = std::tolower(static_cast<unsigned char>(c));
+    return lower >= 'a' && lower <= 'f' ? lower - 'a' + 10 : -1;
+}
+
+// Where "password" at text[at] ends, npos if it is not there. Each letter
+// may be percent-encoded, as libpq decodes a URI's query keys before it
+// looks them up; letter case is ignored. The word may end a longer one:
+// libpq's sslpassword is a secret too, and more masked is no harm.
+std::size_t password_key_end(std::string_view text, std::size_t at) {
+    constexpr std::string_view kKey = "password";
+    std::size_t i = at;
+    for (char want : kKey) {
+        if (i >= text.size()) {
+            return std::string_view::npos;
+        }
+        int got = std::tolower(static_cast<unsigned char>(text[i]));
+        std::size_t width = 1;
+        if (text[i] == '%' && i + 2 < text.size() && hex_value(text[i + 1]) >= 0 &&
+            hex_value(text[i + 2]) >= 0) {
+            got = std::tolower(hex_value(text[i + 1]) * 16 + hex_value(text[i + 2]));
+            width = 3;
+        }
+        if (got != want) {
+            return std::string_view::npos;
+        }
+        i += width;
+    }
+    return i;
+}
+
+// At text[at], a password keyword followed by "=": where its value starts
 // and ends (a quoted value with backslash escapes, else up to white space).
 bool password_value(std::string_view text, std::size_t at, std::size_t *begin, std::size_t *end) {
-    constexpr std::string_view kKey = "password";
-    if (!starts_with_nocase(text, at, kKey) || (at > 0 && is_word(text[at - 1]))) {
+    std::size_t i = password_key_end(text, at);
+    if (i == std::string_view::npos) {
         return false;
     }
-    std::size_t i = at + kKey.size();
     while (i < text.size() && is_space(text[i])) {
         ++i;
     }
@@ -161,6 +195,18 @@ void mask_secrets(std::string_view text, char *out, std::size_t size) {
         o.put(text[i]);
         ++i;
     }
+}
+
+void mask_error(Error *err) {
+    // Each text is masked into a buffer of its own size, so that it fits
+    // back whole.
+    char masked[sizeof err->detail];
+    mask_secrets(err->message, masked, sizeof err->message);
+    std::memcpy(err->message, masked, std::strlen(masked) + 1);
+    mask_secrets(err->detail, masked, sizeof err->detail);
+    std::memcpy(err->detail, masked, std::strlen(masked) + 1);
+    mask_secrets(err->hint, masked, sizeof err->hint);
+    std::memcpy(err->hint, masked, std::strlen(masked) + 1);
 }
 
 void mask_quoted(std::string_view text, char *out, std::size_t size) {

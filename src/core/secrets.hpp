@@ -10,6 +10,7 @@
 // refused at start with a message of ours that names the part at fault,
 // never its value (bad_percent_escape_part).
 #pragma once
+#include "error.hpp"
 #include "pure_cpp.hpp"
 
 #include <cstddef>
@@ -18,13 +19,18 @@
 namespace snowflake {
 
 // Copies text into out (size bytes, always terminated), with "***" in place
-// of every password it can find: the value of a password keyword (libpq's
-// keyword=value or a URI's ?password=, quoted or not), the password of a
+// of every password it can find: the value of a password or sslpassword
+// keyword (libpq's keyword=value or a URI's ?password=, quoted or not, the
+// key's letters maybe percent-encoded, as libpq decodes them), the password of a
 // URI's or URL's user:password@, and the token libpq quotes in "invalid
 // percent-encoded token: \"...\"" (a decoded part of the URI, maybe the
 // password). More is masked rather than less: an unquoted value ends only
 // at white space.
 void mask_secrets(std::string_view text, char *out, std::size_t size);
+
+// mask_secrets over a store's error, in place: its message, detail and
+// hint, before anything shows or logs them.
+void mask_error(Error *err);
 
 // Copies a libpq parse error into out with every double-quoted text in it
 // replaced by "...": libpq quotes pieces of the connection string there

@@ -414,6 +414,23 @@ bool check_registry(char **newval, void **, GucSource) {
     return false;
 }
 
+// SHOW and current_setting() of snowflake_id.registry for the members of
+// pg_read_all_settings (pg_monitor among them), whom GUC_SUPERUSER_ONLY
+// lets read it: the string with its passwords masked. Superusers get it
+// whole: they read postgresql.conf and pg_file_settings anyway, and need
+// the exact string to see what the worker connects with.
+const char *show_registry() {
+    const char *value = sf_registry != nullptr ? sf_registry : "";
+    if (superuser()) {
+        return value;
+    }
+    // Masking puts "***" in place of a value: at most 3 bytes more each.
+    const size_t size = 2 * strlen(value) + 16;
+    char *masked = static_cast<char *>(palloc(size));
+    snowflake::mask_secrets(value, masked, size);
+    return masked;
+}
+
 // snowflake_id.public_key: 32 hex digits or "" (none). The value is a
 // secret: no message quotes it, and PostgreSQL's own would.
 bool public_key_ok(const char *text, snowflake::Error *err) {
@@ -533,13 +550,17 @@ void define_settings() {
                                kIntSettings[kDatacenterId].description, nullptr,
                                &sf_datacenter_id_text, "0", PGC_SIGHUP, 0, check_datacenter_id,
                                assign_datacenter_id, nullptr);
-    // The connection string may hold a password: superusers only.
+    // The connection string may hold a password: superusers only, and
+    // pg_read_all_settings sees it masked (show_registry). Left out of SHOW
+    // ALL and pg_settings, whose reset_val and boot_val columns show the
+    // raw value past any show hook.
     DefineCustomStringVariable(
         "snowflake_id.registry",
         "The registry of node ids: a libpq connection string, or a redis:// or "
         "redis+unix:// URL; empty: none.",
-        nullptr, &sf_registry, "", PGC_POSTMASTER, GUC_SUPERUSER_ONLY, check_registry, nullptr,
-        nullptr);
+        nullptr, &sf_registry, "", PGC_POSTMASTER,
+        GUC_SUPERUSER_ONLY | GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE, check_registry, nullptr,
+        show_registry);
     // The default key of public IDs, a secret like a password: superusers
     // only (and pg_read_all_settings), and left out of SHOW ALL and
     // pg_settings even for them, so that a dump of the settings does not

@@ -22,7 +22,8 @@
 #   secrets       a registry password never reaches snowflake_status, a
 #                 client's ERROR/DETAIL or the server log: a URI with a
 #                 stray "%" stops the server with a message of ours, and a
-#                 good string whose server is unreachable shows no password
+#                 good string whose server is unreachable shows no password;
+#                 pg_monitor reads the setting masked, pg_settings lacks it
 source "$(dirname "$0")/../lib/suite.sh"
 
 python=/usr/bin/python3
@@ -410,7 +411,7 @@ sf_expect_eq "... nor in the ALTER SYSTEM's answer" "" "$(grep SECRET48 <<<"$alt
 # A good string whose server does not answer: libpq's and our messages go to
 # snowflake_status (every role), every refusal's DETAIL and the log.
 port=$("$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-for form in "host=127.0.0.1 port=$port dbname=reg user=reg password=kwSECRET48 connect_timeout=1" \
+for form in "host=127.0.0.1 port=$port dbname=reg user=reg password=kwSECRET48 sslpassword=sslSECRET48 connect_timeout=1" \
     "postgresql://reg:uriSECRET48@127.0.0.1:$port/reg?connect_timeout=1"; do
     label="keyword form"
     [[ $form != postgresql://* ]] || label="URI form"
@@ -432,6 +433,21 @@ for form in "host=127.0.0.1 port=$port dbname=reg user=reg password=kwSECRET48 c
         "$(grep -i 'SECRET48' <<<"$seen" || true)"
     sf_expect_eq "... nor in the server log" "" \
         "$(grep -i 'SECRET48' "$SF_WORK/unreachable/server.log" || true)"
+    # The setting itself: pg_read_all_settings lets pg_monitor read it past
+    # GUC_SUPERUSER_ONLY. SHOW and current_setting() give it masked, and
+    # pg_settings (whose reset_val no show hook masks) has no row of it.
+    masked=$(sed -E 's/(kw|ssl|uri)SECRET48/***/g' <<<"$form")
+    shown=$(
+        "$SF_CLIENT_BIN/psql" -h "$u" -p "$SF_PORT" -U mon -d postgres -X -A -t -q \
+            -v ON_ERROR_STOP=1 -c "BEGIN READ ONLY" -c "SHOW snowflake_id.registry" \
+            -c "SELECT current_setting('snowflake_id.registry')" \
+            -c "SELECT setting, reset_val, boot_val FROM pg_settings
+                WHERE name = 'snowflake_id.registry'" -c "COMMIT" 2>&1
+    )
+    sf_expect_eq "pg_monitor READ ONLY ($label): SHOW and current_setting() mask it, pg_settings lacks it" \
+        "$masked"$'\n'"$masked" "$shown"
+    sf_expect_eq "... a superuser reads it whole" "$form" \
+        "$(sf_psql unreachable -c "SHOW snowflake_id.registry")"
     sf_stop unreachable immediate
     rm -rf "$SF_WORK/unreachable"
 done

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <string>
 
 namespace {
@@ -32,8 +33,10 @@ TEST(Secrets, KeywordPasswords) {
     EXPECT_EQ(masked("host=h PASSWORD = s3cret"), "host=h PASSWORD = ***");
     EXPECT_EQ(masked("password='a b\\' c' port=5"), "password=*** port=5");
     EXPECT_EQ(masked("password='unterminated"), "password=***");
-    // A keyword that only ends in "password" is another one.
-    EXPECT_EQ(masked("sslpassword=x"), "sslpassword=x");
+    // libpq's sslpassword (the client key's) is as secret.
+    EXPECT_EQ(masked("host=h sslpassword=s3cret sslmode=require"),
+              "host=h sslpassword=*** sslmode=require");
+    EXPECT_EQ(masked("sslpassword = 's3 cret'"), "sslpassword = ***");
     EXPECT_EQ(masked("no password here"), "no password here");
 }
 
@@ -48,6 +51,29 @@ TEST(Secrets, UriCredentials) {
     EXPECT_EQ(masked("postgresql://ids@db1/reg"), "postgresql://ids@db1/reg");
     EXPECT_EQ(masked("connection to server at \"db1\" (10.0.0.1), port 5432 failed"),
               "connection to server at \"db1\" (10.0.0.1), port 5432 failed");
+}
+
+TEST(Secrets, PercentEncodedQueryKeys) {
+    // libpq decodes a URI's query keys before it looks them up.
+    EXPECT_EQ(masked("postgresql://db1/reg?pass%77ord=s3cret"),
+              "postgresql://db1/reg?pass%77ord=***");
+    EXPECT_EQ(masked("postgresql://db1/reg?%70%61%73%73%77%6F%72%64=s3cret"),
+              "postgresql://db1/reg?%70%61%73%73%77%6F%72%64=***");
+    EXPECT_EQ(masked("postgresql://db1/reg?sslmode=require&ssl%50assword=s3cret"),
+              "postgresql://db1/reg?sslmode=require&ssl%50assword=***");
+    // A "%" that encodes another letter is no password key.
+    EXPECT_EQ(masked("postgresql://db1/reg?pass%78ord=x"), "postgresql://db1/reg?pass%78ord=x");
+}
+
+TEST(Secrets, StoreErrorMaskedWhole) {
+    snowflake::Error err{};
+    snprintf(err.message, sizeof err.message, "could not connect: password=s3cret");
+    snprintf(err.detail, sizeof err.detail, "postgresql://ids:s3cret@db1/reg");
+    snprintf(err.hint, sizeof err.hint, "check sslpassword=s3cret");
+    snowflake::mask_error(&err);
+    EXPECT_STREQ(err.message, "could not connect: password=***");
+    EXPECT_STREQ(err.detail, "postgresql://ids:***@db1/reg");
+    EXPECT_STREQ(err.hint, "check sslpassword=***");
 }
 
 TEST(Secrets, LibpqQuotedToken) {

@@ -185,19 +185,19 @@ char *describe_postgresql() {
 }
 
 // What a call that did not succeed leaves behind: its message, and for the
-// network a count and a LOG line.
-void note_failure(snowflake::StoreOutcome outcome, const snowflake::Error &err) {
-    Assert(!err.truncated);
+// network a count and a LOG line. Every failed store call comes here first,
+// so the error is masked here once, before any WARNING or LOG quotes it.
+void note_failure(snowflake::StoreOutcome outcome, snowflake::Error *err) {
+    Assert(!err->truncated);
+    snowflake::mask_error(err);
     char text[sizeof lease().message];
     // Room for both texts whole: LeaseState::message's size.
-    snprintf(text, sizeof text, "%s%s%s", err.message, err.detail[0] != '\0' ? ": " : "",
-             err.detail);
+    snprintf(text, sizeof text, "%s%s%s", err->message, err->detail[0] != '\0' ? ": " : "",
+             err->detail);
     set_message(text);
     if (outcome == snowflake::StoreOutcome::unreachable && !shutdown_requested) {
         lease().failures.fetch_add(1, std::memory_order_relaxed);
-        char masked[sizeof err.message];
-        snowflake::mask_secrets(err.message, masked, sizeof masked);
-        ereport(LOG, (errmsg("snowflake_id: registry %s", masked)));
+        ereport(LOG, (errmsg("snowflake_id: registry %s", err->message)));
     }
 }
 
@@ -301,7 +301,7 @@ snowflake::StoreOutcome renew(snowflake::RegistryStore &store, int64_t *next_ren
     int64_t expires_unix_ms = 0;
     const snowflake::StoreOutcome outcome = store.renew(request, &expires_unix_ms, err);
     if (outcome != snowflake::StoreOutcome::ok) {
-        note_failure(outcome, *err);
+        note_failure(outcome, err);
         return outcome;
     }
     sf_raise_to(lease().below, snowflake::lease_id_bound(sf_layout, plan.bound_unix_ms));
@@ -481,7 +481,7 @@ snowflake::StoreOutcome acquire(snowflake::RegistryStore &store) {
     snowflake::Error err;
     const snowflake::StoreOutcome outcome = store.acquire(request, &grant, &err);
     if (outcome != snowflake::StoreOutcome::ok) {
-        note_failure(outcome, err);
+        note_failure(outcome, &err);
         if (outcome == snowflake::StoreOutcome::refused &&
             err.code == snowflake::ErrorCode::registry_replaced) {
             set_status(LeaseStatus::replaced);
@@ -601,7 +601,7 @@ void release(snowflake::RegistryStore &store) {
         store.release(lease().node.load(), lease().fence.load(), instance_id(), bound_unix_ms, &err,
                       own_wal_position());
     if (outcome != snowflake::StoreOutcome::ok) {
-        note_failure(outcome, err);
+        note_failure(outcome, &err);
         if (outcome == snowflake::StoreOutcome::refused) {
             // note_failure logs an unanswered call. Either way the next
             // holder waits for the lease to expire.
@@ -650,7 +650,7 @@ void switch_node(snowflake::RegistryStore &store, int64_t *next_renewal_mono_ns)
     const snowflake::StoreOutcome outcome =
         store.switch_node(request, &grant, &expires_unix_ms, &err);
     if (outcome != snowflake::StoreOutcome::ok) {
-        note_failure(outcome, err);
+        note_failure(outcome, &err);
         if (outcome == snowflake::StoreOutcome::refused) {
             ereport(LOG, (errmsg("snowflake_id: could not switch node id %lld for a clock set "
                                  "back: %s",
