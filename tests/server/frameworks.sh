@@ -36,6 +36,15 @@
 # SF_FRAMEWORKS="alembic rails ..." chooses the schema tools (empty: none),
 # SF_RECIPES="django go ..." the stacks (empty: none). The packages: tools/ensure-deps
 # frameworks (the npm modules are cached per machine).
+#
+# SF_RECIPE_ROLE=app runs every recipe as that ordinary role (the
+# least_privilege suite does): a LOGIN role, neither superuser nor a
+# database owner, given CREATE and USAGE on its database's schema public
+# (its migrations make its tables, which it then owns) and nothing of the
+# extension's beyond PUBLIC's. The recipes connect as postgres, in files the
+# docs quote, so each recipe database gets ALTER ROLE postgres IN DATABASE
+# ... SET role: each of their sessions runs as the role, superuser() false.
+# After a stack's run, its tables must be the role's.
 set -euo pipefail
 source "$(dirname "$0")/../lib/cluster.sh"
 # shellcheck source=tools/lib/cache.sh
@@ -268,19 +277,49 @@ done
 
 # The recipes: a stack's run fails the suite at its first failed assertion.
 recipes=${SF_RECIPES-django sqlalchemy rails go jdbc drizzle typeorm sequelize knex prisma}
+recipe_role=${SF_RECIPE_ROLE:-}
+if [ -n "$recipe_role" ] && [ -n "$recipes" ]; then
+    sf_psql f -c "CREATE ROLE $recipe_role LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE"
+fi
 for stack in $recipes; do
     [ -x "$here/$stack/run" ] || sf_die "no recipes for the stack $stack ($here/$stack/run)"
     sf_log "=== recipes: $stack"
     db=recipe_$stack
     sf_psql f -c "CREATE DATABASE $db"
     sf_psql f -d "$db" -c "CREATE EXTENSION snowflake_id"
+    if [ -n "$recipe_role" ]; then
+        # PostgreSQL 15 took CREATE on public from PUBLIC: an application's
+        # role is given it on its own database, as a DBA would.
+        sf_psql f -d "$db" -c "GRANT CREATE, USAGE ON SCHEMA public TO $recipe_role" \
+            -c "ALTER ROLE postgres IN DATABASE $db SET role = '$recipe_role'"
+        # What a stack's own tooling needs of any application's role, none of
+        # it the extension's: drizzle-orm's migrator keeps its ledger in a
+        # schema of its own (CREATE SCHEMA drizzle); the Rails recipe makes a
+        # second database to db:structure:load into, as `rails db:create`
+        # does in development (the load itself connects there as postgres).
+        case $stack in
+        drizzle) sf_psql f -c "GRANT CREATE ON DATABASE $db TO $recipe_role" ;;
+        rails) sf_psql f -c "ALTER ROLE $recipe_role CREATEDB" ;;
+        esac
+        sf_expect_eq "$stack: a session of the recipes' runs as $recipe_role, no superuser" "$recipe_role|off" \
+            "$(sf_psql f -d "$db" -c "SELECT current_user, current_setting('is_superuser')")"
+    fi
     mkdir -p "$SF_WORK/recipe-$stack"
     rc=0
     (cd "$here/$stack" && SF_SOCKDIR=$sock SF_PORT=$SF_PORT SF_DB=$db SF_APP=$app \
         SF_STACK_WORK=$SF_WORK/recipe-$stack SF_CACHE=$(sf_cache_root)/frameworks-$stack \
         PYTHON=$python RUBY=$ruby ./run) >"$SF_WORK/out/recipe-$stack.txt" 2>&1 || rc=$?
     show "$SF_WORK/out/recipe-$stack.txt"
-    if [ "$rc" = 0 ]; then
+    [ "$stack" != rails ] || [ -z "$recipe_role" ] || sf_psql f -c "ALTER ROLE $recipe_role NOCREATEDB"
+    if [ "$rc" = 0 ] && [ -n "$recipe_role" ]; then
+        owners=$(sf_psql f -d "$db" -c "SELECT coalesce(string_agg(DISTINCT tableowner, ','), 'no table')
+            FROM pg_catalog.pg_tables WHERE schemaname = 'public'")
+        if [ "$owners" = "$recipe_role" ]; then
+            verdict "$stack" "as $recipe_role" clean
+        else
+            verdict "$stack" "as $recipe_role" "not clean: the recipes' tables are owned by $owners"
+        fi
+    elif [ "$rc" = 0 ]; then
         verdict "$stack" recipes clean
     else
         # The first FAIL line: the Node.js recipes print their stack after it.

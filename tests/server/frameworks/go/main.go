@@ -67,13 +67,8 @@ func storedID(ctx context.Context, pool *pgxpool.Pool, table, note string) int64
 
 func main() {
 	ctx := context.Background()
-	// SF_USER: the least_privilege suite runs the recipes as an ordinary role.
-	user := os.Getenv("SF_USER")
-	if user == "" {
-		user = "postgres"
-	}
-	connString := fmt.Sprintf("host=%s port=%s user=%s dbname=%s",
-		os.Getenv("SF_SOCKDIR"), os.Getenv("SF_PORT"), user, os.Getenv("SF_DB"))
+	connString := fmt.Sprintf("host=%s port=%s user=postgres dbname=%s",
+		os.Getenv("SF_SOCKDIR"), os.Getenv("SF_PORT"), os.Getenv("SF_DB"))
 
 	pool, err := connectPool(ctx, connString)
 	must(err, "connect the pool")

@@ -21,8 +21,7 @@ from check import expect, fail  # tests/server/frameworks/check.py
 from models import Base, Invoice, Order
 from queries import invoices_minted, order_json, orders_minted
 
-# SF_USER: the least_privilege suite runs the recipes as an ordinary role.
-url = (f"postgresql+psycopg2://{os.environ.get('SF_USER', 'postgres')}@/{os.environ['SF_DB']}"
+url = (f"postgresql+psycopg2://postgres@/{os.environ['SF_DB']}"
        f"?host={os.environ['SF_SOCKDIR']}&port={os.environ['SF_PORT']}")
 here = os.path.dirname(os.path.abspath(__file__))
 
