@@ -236,6 +236,27 @@ sf_start() {
         -l "$SF_WORK/$name/server.log" -w -t 60 start >/dev/null 2>&1
 }
 
+# pg_upgrade needs these beside the server, in both clusters' bin directory,
+# at the server's own version: another major's would not do.
+SF_UPGRADE_PROGRAMS=(pg_upgrade pg_dump pg_dumpall pg_restore pg_controldata pg_resetwal vacuumdb)
+# sf_require_upgrade_programs: dies, naming the fix, unless the server's bin
+# directory has them (tests/server/upgrade.sh, upgrade_registry.sh).
+sf_require_upgrade_programs() {
+    local f
+    for f in "${SF_UPGRADE_PROGRAMS[@]}"; do
+        [ -x "$SF_PGBIN/$f" ] || sf_die "$SF_PGBIN has no $f: this test needs a server with pg_upgrade and the \
+programs it runs (${SF_UPGRADE_PROGRAMS[*]}): PG_CONFIG=\$(tools/fetch-pg --full MAJOR)"
+    done
+}
+# sf_stage_upgrade_programs: copies them into the stage's bin directory
+# (after sf_stage).
+sf_stage_upgrade_programs() {
+    local f
+    for f in "${SF_UPGRADE_PROGRAMS[@]}"; do
+        cp "$SF_PGBIN/$f" "$SF_STAGE_BIN/"
+    done
+}
+
 # sf_fake_clock: a clock for servers faked by libfaketime. Creates $SF_CLOCK
 # holding the offset from the real clock ("+0"), read at every clock
 # reading, so a test steps the servers' wall clock by writing it ("-10",

@@ -28,19 +28,11 @@
 #    with its clock an hour behind them.
 set -euo pipefail
 source "$(dirname "$0")/../lib/cluster.sh"
-# pg_upgrade needs these beside the server, in both clusters' bin directory,
-# at the server's own version: another major's would not do.
-programs=(pg_upgrade pg_dump pg_dumpall pg_restore pg_controldata pg_resetwal vacuumdb)
-for f in "${programs[@]}"; do
-    [ -x "$SF_PGBIN/$f" ] || sf_die "$SF_PGBIN has no $f: this test needs a server with pg_upgrade and the \
-programs it runs (${programs[*]}): PG_CONFIG=\$(tools/fetch-pg --full MAJOR)"
-done
+sf_require_upgrade_programs
 sf_init_workspace
 sf_stage
 sf_fake_clock
-for f in "${programs[@]}"; do
-    cp "$SF_PGBIN/$f" "$SF_STAGE_BIN/"
-done
+sf_stage_upgrade_programs
 layout=("snowflake_id.worker_id = 4" "snowflake_id.epoch = '2024-01-01T00:00:00Z'")
 
 sf_new old "${layout[@]}"

@@ -15,17 +15,11 @@
 #    takeover's "the lead comes from the node id lease" line.
 set -euo pipefail
 source "$(dirname "$0")/../lib/cluster.sh"
-programs=(pg_upgrade pg_dump pg_dumpall pg_restore pg_controldata pg_resetwal vacuumdb)
-for f in "${programs[@]}"; do
-    [ -x "$SF_PGBIN/$f" ] || sf_die "$SF_PGBIN has no $f: this test needs a server with pg_upgrade and the \
-programs it runs (${programs[*]}): PG_CONFIG=\$(tools/fetch-pg --full MAJOR)"
-done
+sf_require_upgrade_programs
 sf_init_workspace
 sf_stage
 sf_fake_clock
-for f in "${programs[@]}"; do
-    cp "$SF_PGBIN/$f" "$SF_STAGE_BIN/"
-done
+sf_stage_upgrade_programs
 SF_REGISTRY_STORE=${SF_REGISTRY_STORE:-pg}
 sf_new_registry registry
 # A max_clock_drift longer than a pg_upgrade takes: a takeover's floor (the
